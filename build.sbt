@@ -1,0 +1,73 @@
+// superspark: Spark SQL extension (Scala/JVM core). See README.md, "Development".
+//
+// Spark, Scala, parquet-java, flatbuffers-java and Arrow Java are *provided*: we compile
+// against the very jars bundled inside the pinned pyspark wheel (SPARK_JARS, default
+// .venv/.../pyspark/jars), so the JVM code and the Python package can never disagree on a
+// version, and no second copy of Spark is downloaded. Nothing of them is packaged.
+
+import java.nio.file.{Files, Paths}
+
+ThisBuild / organization := "io.superspark"
+ThisBuild / version := "0.1.0"
+ThisBuild / scalaVersion := "2.13.18"
+
+lazy val sparkJarsDir = taskKey[File]("pyspark's jars/ folder: the provided classpath")
+
+lazy val root = (project in file("."))
+  .settings(
+    name := "superspark",
+    Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "main" / "scala",
+      baseDirectory.value / "jvm" / "src" / "main" / "java"),
+    Compile / unmanagedResourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "main" / "resources"),
+    Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "test" / "scala"),
+    Test / unmanagedResourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "test" / "resources"),
+    target := baseDirectory.value / "jvm" / "target",
+    sparkJarsDir := {
+      val fromEnv = sys.env.get("SPARK_JARS").map(file)
+      fromEnv.getOrElse {
+        val venvLib = baseDirectory.value / ".venv" / "lib"
+        val candidates = Option(venvLib.listFiles()).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
+        candidates.find(_.isDirectory).getOrElse(
+          sys.error("pyspark jars not found: run `make setup` (or set SPARK_JARS to pyspark's jars/ folder)"))
+      }
+    },
+    // Provided: on the compile and test classpaths, never in the jar. Scala's own jars come
+    // from sbt's scalaVersion (the same 2.13.18), so they are left out here.
+    Compile / unmanagedJars := {
+      val dir = sparkJarsDir.value
+      (dir * "*.jar").classpath.filterNot(a => a.data.getName.startsWith("scala-"))
+    },
+    libraryDependencies ++= Seq(
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release:17"),
+    javacOptions ++= Seq("--release", "17"),
+    // Record the build version for superspark_version().
+    Compile / resourceGenerators += Def.task {
+      val f = (Compile / resourceManaged).value / "io" / "superspark" / "superspark-version.properties"
+      IO.write(f, s"version=${version.value}\n")
+      Seq(f)
+    }.taskValue,
+    Test / fork := true,
+    Test / javaOptions ++= Seq(
+      "-Xmx4g",
+      "-XX:+IgnoreUnrecognizedVMOptions",
+      "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+      "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.net=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+      "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+      "-Djdk.reflect.useDirectMethodHandle=false",
+      "-Dio.netty.tryReflectionSetAccessible=true"
+    ),
+    Test / parallelExecution := false,
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
+  )

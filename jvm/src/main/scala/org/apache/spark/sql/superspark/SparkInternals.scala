@@ -1,0 +1,12 @@
+package org.apache.spark.sql.superspark
+
+import org.apache.spark.sql.errors.QueryCompilationErrors
+
+/**
+ * The one place where superspark reaches Spark APIs that are `private[sql]`, so that our
+ * errors are Spark's own error classes. Keep it small; it tracks Spark 4.3.
+ */
+object SparkInternals {
+  def wrongNumArgsError(name: String, validArities: Seq[Int], actual: Int): Throwable =
+    QueryCompilationErrors.wrongNumArgsError(name, validArities.map(_.toString), actual)
+}

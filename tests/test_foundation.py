@@ -1,0 +1,129 @@
+"""The foundation: the session helper, the jar, superspark_version() in SQL and Python."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from pyspark.sql.types import StringType
+
+import superspark
+from superspark.functions import superspark_version
+
+
+def test_jar_path_points_at_the_built_jar():
+    path = superspark.jar_path()
+    assert os.path.isfile(path)
+    assert os.path.basename(path) == f"superspark_2.13-{superspark.__version__}.jar"
+
+
+def test_jar_path_honours_env_and_reports_missing(monkeypatch, tmp_path):
+    missing = tmp_path / "nope.jar"
+    monkeypatch.setenv("SUPERSPARK_JAR", str(missing))
+    with pytest.raises(FileNotFoundError, match="nope.jar"):
+        superspark.jar_path()
+    present = tmp_path / "x.jar"
+    present.write_bytes(b"PK")
+    monkeypatch.setenv("SUPERSPARK_JAR", str(present))
+    assert superspark.jar_path() == str(present)
+
+
+def test_session_helper_sets_jar_and_extension(spark):
+    assert superspark.EXTENSIONS_CLASS in spark.conf.get("spark.sql.extensions").split(",")
+    jars = spark.sparkContext.getConf().get("spark.jars")
+    assert superspark.jar_path() in jars.split(",")
+    # A second call returns the same running session instead of failing.
+    assert superspark.session(master="local[2]") is spark
+
+
+def test_version_from_sql(spark):
+    df = spark.sql("SELECT superspark_version() AS v")
+    assert df.schema["v"].dataType == StringType()
+    assert df.head()["v"] == superspark.__version__
+
+
+def test_version_from_python(spark):
+    row = spark.range(3).select(superspark_version().alias("v")).distinct().collect()
+    assert [r["v"] for r in row] == [superspark.__version__]
+
+
+def test_describe_function_text(spark):
+    text = "\n".join(r[0] for r in spark.sql("DESCRIBE FUNCTION EXTENDED superspark_version").collect())
+    assert "Function: superspark_version" in text
+    assert "Class: io.superspark.expressions.SuperSparkVersion" in text
+    assert "Usage: superspark_version() - Returns the version of the superspark extension" in text
+    assert "> SELECT superspark_version();" in text
+    assert re.search(r"Since: 0\.1\.0", text)
+
+
+def test_show_functions_lists_it(spark):
+    names = {r[0] for r in spark.sql("SHOW FUNCTIONS LIKE 'superspark*'").collect()}
+    assert "superspark_version" in names
+
+
+def test_wrong_arity_is_a_spark_error(spark):
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT superspark_version(1)").collect()
+    assert e.value.getCondition() == "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_spark_connect_round_trip(tmp_path):
+    """A Spark Connect server started with the two settings serves superspark_version()."""
+    import pyspark
+
+    spark_home = os.path.dirname(pyspark.__file__)
+    script = os.path.join(spark_home, "sbin", "start-connect-server.sh")
+    if not os.path.isfile(script):
+        pytest.skip(f"Spark Connect cannot start here: {script} missing")
+    port = _free_port()
+    env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
+               SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
+    log = open(tmp_path / "connect.log", "wb")
+    proc = subprocess.Popen(
+        ["bash", script, "--wait", "--master", "local[1]",
+         "--jars", superspark.jar_path(),
+         "--conf", f"spark.sql.extensions={superspark.EXTENSIONS_CLASS}",
+         "--conf", f"spark.connect.grpc.binding.port={port}",
+         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+         "--conf", "spark.ui.enabled=false"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                pytest.fail("Spark Connect server exited: " + (tmp_path / "connect.log").read_text()[-3000:])
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail("Spark Connect server did not listen within 120 s")
+        from pyspark.sql import SparkSession
+
+        remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
+        try:
+            assert remote.sql("SELECT superspark_version() AS v").head()["v"] == superspark.__version__
+            got = remote.range(1).select(superspark_version().alias("v")).head()["v"]
+            assert got == superspark.__version__
+        finally:
+            remote.stop()
+    finally:
+        import signal
+
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
