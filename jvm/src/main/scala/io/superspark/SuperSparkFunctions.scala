@@ -11,13 +11,17 @@ import io.superspark.expressions.SuperSparkVersion
 
 /**
  * The function catalog: every SQL function superspark registers, with its documentation.
- * Later features add their entries to [[all]]; [[SuperSparkExtensions]] injects them.
+ * Each feature keeps its descriptions beside its expressions (built with [[function]]) and
+ * adds them to [[all]] in one line; [[SuperSparkExtensions]] injects them.
  */
 object SuperSparkFunctions {
 
   type FunctionDescription = (FunctionIdentifier, ExpressionInfo, FunctionBuilder)
 
-  val all: Seq[FunctionDescription] = Seq(
+  /** Every function superspark registers. */
+  lazy val all: Seq[FunctionDescription] = core
+
+  private def core: Seq[FunctionDescription] = Seq(
     function[SuperSparkVersion](
       name = "superspark_version",
       usage = "_FUNC_() - Returns the version of the superspark extension loaded in this session.",
@@ -38,7 +42,7 @@ object SuperSparkFunctions {
    * Describes one function. `usage`, `arguments` and `examples` follow Spark's
    * `ExpressionDescription` layout; the builder is called only with an accepted arity.
    */
-  private def function[T <: Expression : ClassTag](
+  def function[T <: Expression : ClassTag](
       name: String,
       usage: String,
       arguments: String,
