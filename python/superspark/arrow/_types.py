@@ -214,6 +214,8 @@ def make_type(name: str, metadata: str, storage: pa.DataType) -> pa.DataType:
         ExtensionTypeError: when the metadata or storage violates the type's definition.
     """
     _validate_metadata(name, metadata)
+    if name == VARIABLE_SHAPE_TENSOR and metadata == "":
+        metadata = "{}"  # the spec allows "", Arrow C++ 26's deserializer needs a JSON object
     f = pa.field("x", storage, metadata={EXT_NAME: name, EXT_METADATA: metadata})
     try:
         t = pa.ipc.read_schema(pa.schema([f]).serialize()).field(0).type
@@ -242,7 +244,7 @@ def variable_shape_tensor(value_type: pa.DataType, ndim: int, dim_names=None, pe
         params["permutation"] = list(permutation)
     if uniform_shape is not None:
         params["uniform_shape"] = list(uniform_shape)
-    return make_type(VARIABLE_SHAPE_TENSOR, json.dumps(params) if params else "", storage)
+    return make_type(VARIABLE_SHAPE_TENSOR, json.dumps(params), storage)
 
 
 def tensor_params(t: pa.DataType) -> dict:
