@@ -141,7 +141,7 @@ def _wrap_batch(batch: pa.RecordBatch, idents) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(cols, schema=pa.schema(fields))
 
 
-def _unwrap_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
+def _unwrap_batch(batch: pa.RecordBatch, target: pa.Schema, idents) -> pa.RecordBatch:
     cols = []
     for tf in target:
         try:
@@ -151,6 +151,10 @@ def _unwrap_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
         if isinstance(c, pa.ExtensionArray):
             c = c.storage
         try:
+            ident = idents.get(tf.name)
+            if ident is not None:  # check the data against the declared type
+                c = conform(c, ident.storage if ident.storage is not None
+                            else _derive_storage(ident, c.type))
             if tf.type == _SPARK_VARIANT and c.type != _SPARK_VARIANT:
                 c = _spark_variant(c)
             else:
@@ -205,6 +209,11 @@ def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Record
     spark_schema = _spark_schema_of(schema)
     if isinstance(spark_schema, str):
         spark_schema = StructType.fromDDL(spark_schema)
+    out_idents = {}
+    for f in spark_schema.fields:
+        ident = _identity_from_spark(f)
+        if ident is not None:
+            out_idents[f.name] = _wire(ident)
     target_bytes = to_arrow_schema(spark_schema, error_on_duplicated_field_names_in_struct=True,
                                    timezone="UTC").serialize().to_pybytes()
 
@@ -212,13 +221,14 @@ def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Record
         import superspark.arrow  # noqa: F401  (registers the types in the worker)
 
         ids = {k: _unwire(v) for k, v in idents.items()}
+        out_ids = {k: _unwire(v) for k, v in out_idents.items()}
         target = pa.ipc.read_schema(pa.py_buffer(target_bytes))
         for out in fn(_wrap_batch(b, ids) for b in batches):
             if isinstance(out, pa.Table):
                 for b in out.to_batches():
-                    yield _unwrap_batch(b, target)
+                    yield _unwrap_batch(b, target, out_ids)
             else:
-                yield _unwrap_batch(out, target)
+                yield _unwrap_batch(out, target, out_ids)
 
     result = df.mapInArrow(run, spark_schema, barrier=barrier)
     tagged = [f for f in spark_schema.fields if f.metadata]
