@@ -12,6 +12,7 @@ Importing this module registers all seven canonical types in pyarrow (see
 
 from superspark.arrow._convert import (
     METADATA_KEY, NAME_KEY, STORAGE_KEY, from_arrow, to_arrow)
+from superspark.arrow._parquet import arrow_schema_of, read_parquet
 from superspark.arrow._spark import (
     map_in_arrow, uuid_from_string, uuid_to_string, with_arrow_type, with_arrow_types)
 from superspark.arrow._types import (
@@ -21,7 +22,7 @@ from superspark.arrow._types import (
 
 __all__ = [
     "to_arrow", "from_arrow", "with_arrow_type", "with_arrow_types", "map_in_arrow",
-    "uuid_from_string", "uuid_to_string", "register", "variant", "VariantType",
+    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant", "VariantType",
     "variable_shape_tensor", "tensor_params", "identity_of", "identity_of_field", "make_type",
     "Identity", "ExtensionTypeError", "CANONICAL_NAMES", "UUID", "JSON", "BOOL8", "OPAQUE",
     "FIXED_SHAPE_TENSOR", "VARIABLE_SHAPE_TENSOR", "VARIANT", "VARIANT_STORAGE",

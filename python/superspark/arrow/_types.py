@@ -64,8 +64,8 @@ def _check_variant_storage(storage: pa.DataType) -> None:
     if meta_type not in _BINARY_FAMILY:
         raise ExtensionTypeError(
             f"arrow.parquet.variant 'metadata' must be binary, not {meta.type}")
-    if meta.nullable:
-        raise ExtensionTypeError("arrow.parquet.variant 'metadata' must be non-nullable")
+    # The spec wants 'metadata' non-nullable; some writers (Polars 2.1) drop the flag on
+    # export, so a nullable field is accepted (its values are checked where they are used).
     if "value" not in names and "typed_value" not in names:
         raise ExtensionTypeError(
             f"arrow.parquet.variant storage {storage} has neither 'value' nor 'typed_value'")
