@@ -6,6 +6,7 @@ and the medians are compared. Usage: bench/arrow/run.sh [rows] (default 5,000,00
 rows take ~3.5 minutes on the shared 2-core machine, over the ~2 minute budget).
 """
 
+import gc
 import os
 import statistics
 import sys
@@ -15,10 +16,27 @@ import pyarrow as pa
 
 import superspark
 import superspark.arrow as sa
+from superspark.arrow import _convert
+
+# Time spent inside Spark's own transfer, to report superspark's own work separately.
+_inner = []
+
+
+def _timing(fn):
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _inner.append(time.perf_counter() - t0)
+    return wrapper
+
+
+_convert._collect = _timing(_convert._collect)
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
 ROUNDS = int(os.environ.get("ROUNDS", "3"))            # to_arrow side (slow: collects)
-FROM_ROUNDS = int(os.environ.get("FROM_ROUNDS", "7"))  # from_arrow side (fast, noisier)
+FROM_ROUNDS = int(os.environ.get("FROM_ROUNDS", "15"))  # from_arrow side (fast, noisier)
 
 
 def timed(fn):
@@ -49,7 +67,7 @@ def main():
                                   "t": pa.fixed_shape_tensor(pa.float32(), [2, 2])}).cache()
     print(f"rows={df.count()}", flush=True)
 
-    to_ext, to_plain, from_ext, from_plain = [], [], [], []
+    to_ext, to_plain, from_ext, from_plain, to_own, from_own = [], [], [], [], [], []
     canonical = None
     for r in range(ROUNDS):  # alternate which side goes first
         for side in ((0, 1) if r % 2 == 0 else (1, 0)):
@@ -59,24 +77,34 @@ def main():
                 del plain
             else:
                 canonical = None
+                _inner.clear()
                 s, canonical = timed(lambda: sa.to_arrow(df))
                 to_ext.append(s)
+                to_own.append(s - sum(_inner))
         print(f"round {r}: toArrow {to_plain[-1]:.2f}s  to_arrow {to_ext[-1]:.2f}s", flush=True)
     storage = storage_only(canonical)
+    spark.createDataFrame = _timing(spark.createDataFrame)  # from_arrow's call of it
     for r in range(FROM_ROUNDS):
         for side in ((0, 1) if r % 2 == 0 else (1, 0)):
+            gc.collect()  # let the JVM drop the previous round's data
             if side == 0:
                 s, _ = timed(lambda: spark.createDataFrame(storage))
                 from_plain.append(s)
             else:
+                _inner.clear()
                 s, _ = timed(lambda: sa.from_arrow(spark, canonical))
                 from_ext.append(s)
+                from_own.append(s - sum(_inner))
         print(f"round {r}: createDataFrame {from_plain[-1]:.2f}s  from_arrow {from_ext[-1]:.2f}s",
               flush=True)
     m = statistics.median
     print(f"schema: {', '.join(f'{f.name}={f.type}' for f in canonical.schema)}")
     print(f"to_arrow: median {m(to_ext):.3f}s vs df.toArrow() {m(to_plain):.3f}s "
           f"ratio={m(to_ext) / m(to_plain):.3f}")
+    print(f"own work (outside Spark's transfer): to_arrow {m(to_own) * 1000:.0f} ms "
+          f"= {m(to_own) / m(to_plain) * 100:.1f}% of toArrow, from_arrow "
+          f"{m(from_own) * 1000:.0f} ms = {m(from_own) / m(from_plain) * 100:.1f}% of "
+          "createDataFrame")
     print(f"from_arrow: median {m(from_ext):.3f}s vs createDataFrame {m(from_plain):.3f}s "
           f"ratio={m(from_ext) / m(from_plain):.3f}")
     spark.stop()
