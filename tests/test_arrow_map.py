@@ -69,3 +69,23 @@ def test_fn_returning_a_bad_tensor_names_the_column(spark):
 
     with pytest.raises(Exception, match="column 't'"):
         sa.map_in_arrow(df, fn, pa.schema([pa.field("t", fst)])).collect()
+
+
+def test_apply_in_arrow_groups_carry_canonical_types(spark):
+    df = spark.sql("""SELECT id % 2 AS k, parse_json(to_json(named_struct('n', id))) AS v,
+                             array(CAST(id AS FLOAT), 0.0f) AS t FROM range(6)""")
+    df = sa.with_arrow_types(df, {"t": pa.fixed_shape_tensor(pa.float32(), [2])})
+    out_schema = pa.schema([pa.field("k", pa.int64()), pa.field("types", pa.string()),
+                            pa.field("first", pa.fixed_shape_tensor(pa.float32(), [2]))])
+
+    def fn(key, table):
+        types = f"{table.schema.field('v').type.extension_name},{table.schema.field('t').type}"
+        first = table.column("t").chunk(0)[:1]  # an arrow.fixed_shape_tensor array
+        return pa.table({"k": [key[0].as_py()], "types": [types], "first": first})
+
+    out = sa.apply_in_arrow(df.groupBy("k"), fn, out_schema)
+    t = sa.to_arrow(out).sort_by("k")
+    assert t.schema == out_schema
+    assert set(t.column("types").to_pylist()) == {
+        "arrow.parquet.variant,extension<arrow.fixed_shape_tensor[value_type=float, shape=[2]]>"}
+    assert [r[1] for r in t.column("first").to_pylist()] == [0.0, 0.0]

@@ -127,18 +127,24 @@ def _unwire(w) -> Identity:
     return Identity(name, meta, None if storage is None else decode_storage(storage))
 
 
-def _wrap_batch(batch: pa.RecordBatch, idents) -> pa.RecordBatch:
+def _wrap_table(table: pa.Table, idents) -> pa.Table:
     from superspark.arrow._convert import _to_arrow_column
 
     fields, cols = [], []
-    for i, f in enumerate(batch.schema):
-        col = pa.chunked_array([batch.column(i)])
+    for i, f in enumerate(table.schema):
+        col = table.column(i)
         ident = idents.get(f.name)
         if ident is not None:
             f, col = _to_arrow_column(ident, col, f.name, f.nullable)
         fields.append(f)
-        cols.append(col.chunk(0) if col.num_chunks == 1 else col.combine_chunks())
-    return pa.RecordBatch.from_arrays(cols, schema=pa.schema(fields))
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+def _wrap_batch(batch: pa.RecordBatch, idents) -> pa.RecordBatch:
+    t = _wrap_table(pa.Table.from_batches([batch]), idents)
+    return pa.RecordBatch.from_arrays([c.combine_chunks() if c.num_chunks != 1 else c.chunk(0)
+                                       for c in t.columns], schema=t.schema)
 
 
 def _unwrap_batch(batch: pa.RecordBatch, target: pa.Schema, idents) -> pa.RecordBatch:
@@ -183,16 +189,9 @@ def _spark_schema_of(schema):
     return StructType(out)
 
 
-def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],
-                 schema: Union[str, "pa.Schema", object], barrier: bool = False):
-    """``df.mapInArrow`` whose batches carry canonical extension types.
-
-    ``fn`` sees every tagged or VariantType column as its extension type (uuid as
-    ``arrow.uuid``, variant as ``arrow.parquet.variant``, ...), exactly as :func:`to_arrow`
-    would produce it, and may return batches with extension types: they are turned back
-    into Spark's layout. ``schema`` may be a ``pyarrow.Schema`` with extension types (the
-    result's columns are then tagged), a Spark StructType, or a DDL string.
-    """
+def _prepare(df, schema):
+    """Wire-ready identities of ``df``'s columns and of the output, the output StructType and
+    its Arrow schema (IPC bytes), for functions that run on the workers."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import StructType
 
@@ -203,8 +202,6 @@ def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Record
         except ExtensionTypeError as e:
             raise _col_error(f.name, e) from None
         if ident is not None:
-            if ident.storage is None:
-                ident = Identity(ident.name, ident.metadata, None)
             idents[f.name] = _wire(ident)
     spark_schema = _spark_schema_of(schema)
     if isinstance(spark_schema, str):
@@ -216,6 +213,33 @@ def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Record
             out_idents[f.name] = _wire(ident)
     target_bytes = to_arrow_schema(spark_schema, error_on_duplicated_field_names_in_struct=True,
                                    timezone="UTC").serialize().to_pybytes()
+
+    return idents, out_idents, spark_schema, target_bytes
+
+
+def _retag(result, spark_schema):
+    """mapInArrow/applyInArrow may drop the output schema's field metadata: put it back."""
+    tagged = [f for f in spark_schema.fields if f.metadata]
+    if tagged and not any(f.metadata for f in result.schema.fields):
+        from pyspark.sql import functions as F
+
+        md = {f.name: f.metadata for f in spark_schema.fields}
+        result = result.select([F.col(f"`{n.replace('`', '``')}`").alias(n, metadata=md[n])
+                                for n in result.columns])
+    return result
+
+
+def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],
+                 schema: Union[str, "pa.Schema", object], barrier: bool = False):
+    """``df.mapInArrow`` whose batches carry canonical extension types.
+
+    ``fn`` sees every tagged or VariantType column as its extension type (uuid as
+    ``arrow.uuid``, variant as ``arrow.parquet.variant``, ...), exactly as :func:`to_arrow`
+    would produce it, and may return batches with extension types: they are turned back
+    into Spark's layout. ``schema`` may be a ``pyarrow.Schema`` with extension types (the
+    result's columns are then tagged), a Spark StructType, or a DDL string.
+    """
+    idents, out_idents, spark_schema, target_bytes = _prepare(df, schema)
 
     def run(batches):
         import superspark.arrow  # noqa: F401  (registers the types in the worker)
@@ -230,12 +254,36 @@ def map_in_arrow(df, fn: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Record
             else:
                 yield _unwrap_batch(out, target, out_ids)
 
-    result = df.mapInArrow(run, spark_schema, barrier=barrier)
-    tagged = [f for f in spark_schema.fields if f.metadata]
-    if tagged and not any(f.metadata for f in result.schema.fields):  # keep the tags
-        from pyspark.sql import functions as F
+    return _retag(df.mapInArrow(run, spark_schema, barrier=barrier), spark_schema)
 
-        md = {f.name: f.metadata for f in spark_schema.fields}
-        result = result.select([F.col(f"`{n.replace('`', '``')}`").alias(n, metadata=md[n])
-                                for n in result.columns])
-    return result
+
+def apply_in_arrow(grouped, fn, schema):
+    """``grouped.applyInArrow`` whose tables carry canonical extension types.
+
+    ``grouped`` is ``df.groupBy(...)``; ``fn`` takes a ``pyarrow.Table`` (or the grouping
+    key tuple and the table) and returns a table, with extension types as in
+    :func:`map_in_arrow`; ``schema`` as in :func:`map_in_arrow`.
+    """
+    import inspect
+
+    idents, out_idents, spark_schema, target_bytes = _prepare(grouped._df, schema)
+    nargs = len([p for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+
+    def convert(table, call):
+        import superspark.arrow  # noqa: F401  (registers the types in the worker)
+
+        ids = {k: _unwire(v) for k, v in idents.items()}
+        out_ids = {k: _unwire(v) for k, v in out_idents.items()}
+        target = pa.ipc.read_schema(pa.py_buffer(target_bytes))
+        out = call(_wrap_table(table, ids))
+        batches = [_unwrap_batch(b, target, out_ids) for b in out.to_batches()]
+        return pa.Table.from_batches(batches, schema=target)
+
+    if nargs == 2:
+        def run(key, table):
+            return convert(table, lambda t: fn(key, t))
+    else:
+        def run(table):
+            return convert(table, fn)
+    return _retag(grouped.applyInArrow(run, spark_schema), spark_schema)
