@@ -35,7 +35,7 @@ def _timing(fn):
 _convert._collect = _timing(_convert._collect)
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
-ROUNDS = int(os.environ.get("ROUNDS", "3"))            # to_arrow side (slow: collects)
+ROUNDS = int(os.environ.get("ROUNDS", "5"))            # to_arrow side (slow: collects)
 FROM_ROUNDS = int(os.environ.get("FROM_ROUNDS", "15"))  # from_arrow side (fast, noisier)
 
 
@@ -58,7 +58,7 @@ def main():
         "spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("ERROR")
     df = spark.sql(f"""
-        SELECT unhex(md5(CAST(id AS STRING))) AS u,
+        SELECT unhex(lpad(hex(id * 2654435761), 32, "0")) AS u,
                to_json(named_struct('id', id, 'k', 'v')) AS j,
                parse_json(to_json(named_struct('id', id))) AS v,
                array(CAST(id AS FLOAT), 1.0f, 2.0f, 3.0f) AS t
