@@ -13,9 +13,9 @@ from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, StringType, S
                                VariantType)
 
 import superspark.arrow as sa
-from arrow_tables import UUIDS, all_types_table, ext
 
 sys.path.insert(0, os.path.dirname(__file__))
+from arrow_tables import UUIDS, all_types_table, ext  # noqa: E402
 
 
 # ---------------------------------------------------------------- registration
