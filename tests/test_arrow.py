@@ -288,3 +288,32 @@ def test_nested_extension_types_are_rejected_with_the_column(spark):
     t = pa.table({"l": pa.ListArray.from_arrays(pa.array([0, 1], pa.int32()), uuids)})
     with pytest.raises(sa.ExtensionTypeError, match="column 'l'.*nested"):
         sa.from_arrow(spark, t)
+
+
+# ---------------------------------------------------------------- zero copy
+
+
+def _addresses(arr):
+    return {b.address for b in arr.buffers() if b is not None and b.size}
+
+
+def test_rewrapping_spark_layout_reuses_buffers():
+    from superspark.arrow._storage import conform
+
+    # Spark's Arrow layouts, as df.toArrow() collects them
+    uuids = pa.array([b"a" * 16, b"b" * 16], pa.binary())
+    tensors = pa.array([[1.0, 2.0], [3.0, 4.0]], pa.list_(pa.field("element", pa.float32(), False)))
+    variant = pa.array([{"value": b"\x0c\x01", "metadata": b"\x01\x00\x00"}],
+                       pa.struct([pa.field("value", pa.binary(), False),
+                                  pa.field("metadata", pa.binary(), False)]))
+    u = conform(uuids, pa.binary(16))
+    assert u.type == pa.binary(16) and u.to_pylist() == [b"a" * 16, b"b" * 16]
+    assert uuids.buffers()[2].address == u.buffers()[1].address  # same value bytes
+    t = conform(tensors, pa.list_(pa.float32(), 2))
+    assert t.to_pylist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert tensors.values.buffers()[1].address == t.values.buffers()[1].address
+    v = conform(variant, sa.VARIANT_STORAGE)
+    assert v.type == sa.VARIANT_STORAGE
+    assert _addresses(v) == _addresses(variant)
+    wrapped = pa.ExtensionArray.from_storage(sa.variant(), v)
+    assert _addresses(wrapped.storage) == _addresses(variant)
