@@ -61,7 +61,7 @@ final class BsupReader(
   private var frameCompressed = false
   private var payloadFileOffset: Long = 0L
 
-  private val where: Cursor.Where = new Cursor.Where {
+  val where: Cursor.Where = new Cursor.Where {
     def error(p: Int, msg: String): BsupException =
       if (frameCompressed) {
         new BsupException(source, frameStart, s"$msg (at byte $p of the frame's decompressed payload)")

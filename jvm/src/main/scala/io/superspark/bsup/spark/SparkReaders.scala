@@ -1,0 +1,312 @@
+package io.superspark.bsup.spark
+
+import java.math.{BigDecimal => JBigDecimal, BigInteger}
+
+import io.superspark.bsup._
+import io.superspark.types.SuperTypes
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
+import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The source of the values being converted: the buffer, an error cursor (for messages with
+ * byte offsets) and `next`, the position after the last tag read.
+ */
+final class Src(var cursor: Cursor) {
+  var next: Int = 0
+  def buf: Array[Byte] = cursor.buf
+  def fail(at: Int, msg: String): Nothing = cursor.fail(msg, at)
+
+  /** Reads a tag at `pos` (the body must end by `end`); returns the body length or -1 for null. */
+  def tag(pos: Int, end: Int): Int = {
+    val b = buf
+    var p = pos
+    var result = 0L
+    var shift = 0
+    var more = true
+    while (more) {
+      if (p >= end) fail(pos, "truncated value tag")
+      val x = b(p) & 0xff
+      p += 1
+      result |= (x & 0x7fL) << shift
+      more = (x & 0x80) != 0
+      shift += 7
+      if (more && shift > 63) fail(pos, "value tag is a uvarint longer than 10 bytes")
+    }
+    next = p
+    if (result == 0) -1
+    else {
+      val len = result - 1
+      if (len > end - p || len < 0) fail(pos, s"value length $len runs past the end of its container (${end - p} bytes left)")
+      len.toInt
+    }
+  }
+}
+
+/** Converts the non-null body `buf[off, off+len)` of a Super value to a Spark internal value. */
+abstract class ValueReader {
+  def read(s: Src, off: Int, len: Int): Any
+}
+
+/**
+ * Compiles readers from a Super type to a Spark type. The target may be the type's own
+ * mapping ([[SuperTypes.toSpark]]), a merged schema, or a user schema: integers widen,
+ * anything reads as a string in its text form, union members go to the union struct's field
+ * of their type, and a union reads as one of its members. A value that cannot be converted
+ * raises a [[BsupException]] (a malformed record).
+ */
+object SparkReaders {
+  private def mismatch(src: SuperType, target: DataType): ValueReader = new ValueReader {
+    def read(s: Src, off: Int, len: Int): Any =
+      s.fail(off, s"a value of type $src cannot be read as Spark type ${target.catalogString}")
+  }
+
+  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
+    case (_, VariantType) => new VariantReader(src)
+    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    case (ErrorType(inner), _) =>
+      val r = compile(inner, target, opts)
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = {
+          val l = s.tag(off, off + len)
+          val p = s.next
+          if (p + math.max(l, 0) != off + len) s.fail(off, "error value must hold exactly one value")
+          if (l < 0) null else r.read(s, p, l)
+        }
+      }
+    case (u: UnionType, _) =>
+      val rs = u.types.map(m => compile(m, target, opts)).toArray
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = {
+          val (sel, p, l) = readUnion(s, off, len, rs.length)
+          if (l < 0) null else rs(sel).read(s, p, l)
+        }
+      }
+    case (_, st: StructType) if isUnionStruct(st) && !src.isInstanceOf[RecordType] || (isUnionStruct(st) &&
+        st.fieldNames.contains(SuperTypes.unionMemberName(src))) =>
+      memberToUnionStruct(src, st, opts)
+    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
+    case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
+    case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
+    case (MapType(k, v), SMapType(tk, tv, _)) => new MapReader(compile(k, tk, opts), compile(v, tv, opts))
+    case (EnumType(symbols), _: StringType) =>
+      val utf = symbols.map(UTF8String.fromString).toArray
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = utf(ValueCodec.enumIndex(s.cursor, s.buf, off, len, utf.length))
+      }
+    case (p: PrimitiveType, _) => primitive(p.id, target, opts).getOrElse(mismatch(src, target))
+    case (_, _: StringType) => new TextReader(src)
+    case _ => mismatch(src, target)
+  }
+
+  def isUnionStruct(st: StructType): Boolean =
+    st.nonEmpty && st.fields(0).name == SuperTypes.UnionSelector && st.fields(0).dataType == IntegerType
+
+  /** Reads a union container: returns (selector, body offset, body length or -1). */
+  def readUnion(s: Src, off: Int, len: Int, n: Int): (Int, Int, Int) = {
+    val end = off + len
+    val sl = s.tag(off, end)
+    if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
+    val sel = Varint.decodeCountedSigned(s.buf, s.next, sl)
+    if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
+    val vp = s.next + sl
+    if (vp >= end) s.fail(off, "union value missing after its selector")
+    val vl = s.tag(vp, end)
+    if (s.next + math.max(vl, 0) != end) s.fail(off, "extra bytes at the end of a union value")
+    (sel.toInt, s.next, vl)
+  }
+
+  /** A non-union value read into a union struct (a merged column): into the field of its type. */
+  private def memberToUnionStruct(src: SuperType, st: StructType, opts: SuperTypes.Options): ValueReader = {
+    val name = SuperTypes.unionMemberName(src)
+    val idx = st.fieldNames.indexOf(name)
+    if (idx < 1) return mismatch(src, st)
+    val r = compile(src, st.fields(idx).dataType, opts)
+    new ValueReader {
+      def read(s: Src, off: Int, len: Int): Any = {
+        val row = new GenericInternalRow(st.length)
+        row.update(0, idx - 1)
+        row.update(idx, r.read(s, off, len))
+        row
+      }
+    }
+  }
+
+  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options) extends ValueReader {
+    private val n = src.fields.size
+    private val ordinals = src.fields.map(f => target.fieldNames.indexOf(f.name)).toArray
+    private val readers: Array[ValueReader] = src.fields.zip(ordinals).map { case (f, o) =>
+      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts) else null
+    }.toArray
+    private val width = target.length
+
+    def read(s: Src, off: Int, len: Int): Any = {
+      val row = new GenericInternalRow(width)
+      readInto(s, off, len, row)
+      row
+    }
+
+    /** Fills `row` (whose other fields stay untouched); fields not in the target are skipped unread. */
+    def readInto(s: Src, off: Int, len: Int, row: InternalRow): Unit = {
+      val end = off + len
+      var p = off
+      var i = 0
+      while (i < n) {
+        if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
+        val l = s.tag(p, end)
+        p = s.next
+        if (l >= 0) {
+          val o = ordinals(i)
+          if (o >= 0) row.update(o, readers(i).read(s, p, l))
+          p += l
+        }
+        i += 1
+      }
+      if (p != end) s.fail(p, "extra bytes at the end of a record value")
+    }
+  }
+
+  final class ArrayReader(elem: ValueReader, checkOrder: Boolean) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      val out = new java.util.ArrayList[Any]()
+      val end = off + len
+      var p = off
+      while (p < end) {
+        val l = s.tag(p, end)
+        p = s.next
+        if (l < 0) out.add(null) else { out.add(elem.read(s, p, l)); p += l }
+      }
+      new GenericArrayData(out.toArray)
+    }
+  }
+
+  final class MapReader(key: ValueReader, value: ValueReader) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      val ks = new java.util.ArrayList[Any]()
+      val vs = new java.util.ArrayList[Any]()
+      val end = off + len
+      var p = off
+      var prevStart = -1; var prevEnd = -1
+      while (p < end) {
+        val start = p
+        val kl = s.tag(p, end)
+        p = s.next
+        if (kl < 0) s.fail(start, "map key is null (Spark maps cannot hold null keys)")
+        ks.add(key.read(s, p, kl)); p += kl
+        if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
+          s.fail(start, "map key is not in increasing order (or is a duplicate)")
+        }
+        prevStart = start; prevEnd = p
+        if (p >= end) s.fail(start, "map value missing after its key")
+        val vl = s.tag(p, end)
+        p = s.next
+        if (vl < 0) vs.add(null) else { vs.add(value.read(s, p, vl)); p += vl }
+      }
+      new ArrayBasedMapData(new GenericArrayData(ks.toArray), new GenericArrayData(vs.toArray))
+    }
+  }
+
+  /** Any value as a string: its text form (for primitives SUP-like, for others via the generic model). */
+  final class TextReader(src: SuperType) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any =
+      UTF8String.fromString(String.valueOf(ValueCodec.decodeBody(src, s.buf, off, len, s.cursor)))
+  }
+
+  private def checked(s: Src, id: Int, off: Int, len: Int): Unit = ValueCodec.checkPrimitiveSize(s.cursor, id, off, len)
+
+  private def intValue(s: Src, id: Int, off: Int, len: Int): Long = id match {
+    case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 =>
+      Varint.decodeCountedUnsigned(s.buf, off, len)
+    case _ => Varint.decodeCountedSigned(s.buf, off, len)
+  }
+
+  private def isSmallInt(id: Int): Boolean = id <= SuperType.Uint32 || (id >= SuperType.Int8 && id <= SuperType.Int64)
+  private def isInt(id: Int): Boolean = id <= SuperType.Int256
+
+  private def bigValue(s: Src, id: Int, off: Int, len: Int): BigInteger = id match {
+    case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 =>
+      Varint.decodeBigUnsigned(s.buf, off, len)
+    case _ if len <= 8 => BigInteger.valueOf(Varint.decodeCountedSigned(s.buf, off, len))
+    case _ => Varint.decodeBigSigned(s.buf, off, len)
+  }
+
+  private def ranged(lo: Long, hi: Long, id: Int, conv: Long => Any): ValueReader = new ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      checked(s, id, off, len)
+      if (id == SuperType.Uint64 && len == 8 && s.buf(off + 7) < 0) s.fail(off, "uint64 value does not fit the column type")
+      val v = intValue(s, id, off, len)
+      if (v < lo || v > hi) s.fail(off, s"${SuperType.primitive(id).name} value $v does not fit the column type")
+      conv(v)
+    }
+  }
+
+  private def floatValue(s: Src, id: Int, off: Int): Double = id match {
+    case SuperType.Float16 => Numbers.halfToFloat((s.buf(off) & 0xff) | ((s.buf(off + 1) & 0xff) << 8)).toDouble
+    case SuperType.Float32 => java.lang.Float.intBitsToFloat(Varint.decodeCountedUnsigned(s.buf, off, 4).toInt).toDouble
+    case SuperType.Float64 => java.lang.Double.longBitsToDouble(Varint.decodeCountedUnsigned(s.buf, off, 8))
+    case SuperType.Float128 => Numbers.wideFloatToDouble(s.buf, off, 128)
+    case SuperType.Float256 => Numbers.wideFloatToDouble(s.buf, off, 256)
+  }
+
+  private def isFloat(id: Int) = id >= SuperType.Float16 && id <= SuperType.Float256
+  private def isDecimal(id: Int) = id >= SuperType.Decimal32 && id <= SuperType.Decimal256
+
+  private def primitive(id: Int, target: DataType, opts: SuperTypes.Options): Option[ValueReader] = {
+    def r(f: (Src, Int, Int) => Any): Option[ValueReader] = Some(new ValueReader {
+      def read(s: Src, off: Int, len: Int): Any = { checked(s, id, off, len); f(s, off, len) }
+    })
+    target match {
+      case NullType => r((_, _, _) => null)
+      case ByteType if isSmallInt(id) => Some(ranged(Byte.MinValue, Byte.MaxValue, id, _.toByte))
+      case ShortType if isSmallInt(id) => Some(ranged(Short.MinValue, Short.MaxValue, id, _.toShort))
+      case IntegerType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, _.toInt))
+      case LongType if isSmallInt(id) => Some(ranged(Long.MinValue, Long.MaxValue, id, identity))
+      case LongType if id == SuperType.Time || id == SuperType.Duration =>
+        r((s, off, len) => Varint.decodeCountedSigned(s.buf, off, len))
+      case d: DecimalType if isInt(id) => r { (s, off, len) =>
+        val dec = Decimal(new JBigDecimal(bigValue(s, id, off, len)))
+        if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"${SuperType.primitive(id).name} value $dec does not fit ${d.catalogString}")
+        dec
+      }
+      case d: DecimalType if isDecimal(id) => r { (s, off, len) =>
+        val v = Numbers.decodeDecimal(s.buf, off, len * 8).getOrElse(s.fail(off, "decimal NaN or infinity"))
+        val dec = Decimal(v)
+        if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"decimal value $v does not fit ${d.catalogString}")
+        dec
+      }
+      case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => r((s, off, _) => floatValue(s, id, off).toFloat)
+      case DoubleType if isFloat(id) => r((s, off, _) => floatValue(s, id, off))
+      case DoubleType if isSmallInt(id) => r((s, off, len) => intValue(s, id, off, len).toDouble)
+      case BooleanType if id == SuperType.Bool => r { (s, off, _) =>
+        val b = s.buf(off)
+        if (b != 0 && b != 1) s.fail(off, s"bool value byte is $b, expected 0 or 1")
+        b == 1
+      }
+      case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
+      case _: StringType if id == SuperType.String => r { (s, off, len) =>
+        if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
+        UTF8String.fromBytes(java.util.Arrays.copyOfRange(s.buf, off, off + len))
+      }
+      case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
+      case _: StringType if id == SuperType.Net => r((s, off, len) => UTF8String.fromString(ValueText.netBytes(s.buf, off, len)))
+      case _: StringType if isInt(id) => r((s, off, len) => UTF8String.fromString(bigValue(s, id, off, len).toString))
+      case _: StringType if isDecimal(id) => r { (s, off, len) =>
+        UTF8String.fromString(Numbers.decodeDecimal(s.buf, off, len * 8).map(_.toString).getOrElse("NaN"))
+      }
+      case _: StringType if id == SuperType.Type => r { (s, off, len) =>
+        UTF8String.fromString(TypeValues.decode(new Cursor(s.buf, off, off + len, s.cursor.whereOf)).toString)
+      }
+      case _: StringType if id != SuperType.Bytes => Some(new TextReader(SuperType.primitive(id)))
+      case TimestampType | TimestampNTZType if id == SuperType.Time =>
+        r((s, off, len) => Math.floorDiv(Varint.decodeCountedSigned(s.buf, off, len), 1000L))
+      case DateType if id == SuperType.Time =>
+        r((s, off, len) => Math.floorDiv(Varint.decodeCountedSigned(s.buf, off, len), 86400000000000L).toInt)
+      case _: DayTimeIntervalType if id == SuperType.Duration =>
+        r((s, off, len) => Varint.decodeCountedSigned(s.buf, off, len) / 1000L)
+      case _: YearMonthIntervalType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, _.toInt))
+      case _ => None
+    }
+  }
+}
