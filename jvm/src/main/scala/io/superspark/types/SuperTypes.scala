@@ -183,39 +183,52 @@ object SuperTypes {
    * and anything else becomes a union of both.
    */
   def merge(a: SuperType, b: SuperType): SuperType = (a, b) match {
-    case _ if a == b => a
-    case (p: PrimitiveType, _) if p.id == SuperType.Null => b
-    case (_, p: PrimitiveType) if p.id == SuperType.Null => a
+    case (_: UnionType, _) | (_, _: UnionType) => union(a, b)
+    case _ => tryMerge(a, b).getOrElse(union(a, b))
+  }
+
+  /** `a` and `b` merged without making a union of them (their parts may become unions). */
+  private def tryMerge(a: SuperType, b: SuperType): Option[SuperType] = (a, b) match {
+    case _ if a == b => Some(a)
+    case (p: PrimitiveType, _) if p.id == SuperType.Null => Some(b)
+    case (_, p: PrimitiveType) if p.id == SuperType.Null => Some(a)
     case (p: PrimitiveType, q: PrimitiveType) =>
       widenInts(p.id, q.id).map(SuperType.primitive)
         .orElse(if (floats(p.id) && floats(q.id)) Some(SuperType.float64) else None)
-        .getOrElse(union(a, b))
     case (RecordType(fa), RecordType(fb)) =>
       val names = (fa.map(_.name) ++ fb.map(_.name)).distinct
-      RecordType(names.map { n =>
+      Some(RecordType(names.map { n =>
         (fa.find(_.name == n), fb.find(_.name == n)) match {
           case (Some(x), Some(y)) => Field(n, merge(x.typ, y.typ))
           case (Some(x), None) => x
           case (None, Some(y)) => y
           case _ => throw new IllegalStateException(n)
         }
-      })
-    case (io.superspark.bsup.ArrayType(x), io.superspark.bsup.ArrayType(y)) => io.superspark.bsup.ArrayType(merge(x, y))
-    case (SetType(x), SetType(y)) => SetType(merge(x, y))
+      }))
+    case (io.superspark.bsup.ArrayType(x), io.superspark.bsup.ArrayType(y)) => Some(io.superspark.bsup.ArrayType(merge(x, y)))
+    case (SetType(x), SetType(y)) => Some(SetType(merge(x, y)))
     case (io.superspark.bsup.MapType(k1, v1), io.superspark.bsup.MapType(k2, v2)) =>
-      io.superspark.bsup.MapType(merge(k1, k2), merge(v1, v2))
-    case (NamedType(n1, x), NamedType(n2, y)) if n1 == n2 => NamedType(n1, merge(x, y))
-    case (NamedType(_, x), _) if x == b => b
-    case (_, NamedType(_, y)) if y == a => a
-    case _ => union(a, b)
+      Some(io.superspark.bsup.MapType(merge(k1, k2), merge(v1, v2)))
+    case (NamedType(n1, x), NamedType(n2, y)) if n1 == n2 => tryMerge(x, y).map(NamedType(n1, _))
+    case (NamedType(_, x), _) if x == b => Some(b)
+    case (_, NamedType(_, y)) if y == a => Some(a)
+    case _ => None
   }
 
   private def union(a: SuperType, b: SuperType): SuperType = {
-    val all = (members(a) ++ members(b)).distinct
-    // Merge records among the members into one record member.
-    val (records, others) = all.partition(_.isInstanceOf[RecordType])
-    val merged = if (records.size > 1) Seq(records.reduce(merge)) else records
-    val ms = (others ++ merged).toIndexedSeq
-    if (ms.size == 1) ms.head else UnionType(ms)
+    // Each member of b widens a compatible member of a (ints, floats, records, containers),
+    // else it becomes a new member.
+    val ms = scala.collection.mutable.ArrayBuffer[SuperType](members(a): _*)
+    members(b).foreach { x =>
+      val i = ms.indexWhere(m => tryMerge(m, x).isDefined)
+      if (i >= 0) ms(i) = tryMerge(ms(i), x).get else ms += x
+    }
+    if (ms.size == 1) ms.head else UnionType(ms.toIndexedSeq)
+  }
+
+  /** The index of the member of `u` that holds values of `t` (itself, or one it widens to). */
+  def unionMemberFor(u: UnionType, t: SuperType): Int = {
+    val exact = u.types.indexOf(t)
+    if (exact >= 0) exact else u.types.indexWhere(m => tryMerge(m, t).contains(m))
   }
 }

@@ -84,8 +84,8 @@ object SparkReaders {
           if (l < 0) null else rs(sel).read(s, p, l)
         }
       }
-    case (_, st: StructType) if isUnionStruct(st) && !src.isInstanceOf[RecordType] || (isUnionStruct(st) &&
-        st.fieldNames.contains(SuperTypes.unionMemberName(src))) =>
+    case (_, st: StructType) if isUnionStruct(st) && (!src.underlying.isInstanceOf[RecordType] ||
+        st.fieldNames.exists(_.startsWith("{"))) =>
       memberToUnionStruct(src, st, opts)
     case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
@@ -121,7 +121,14 @@ object SparkReaders {
   /** A non-union value read into a union struct (a merged column): into the field of its type. */
   private def memberToUnionStruct(src: SuperType, st: StructType, opts: SuperTypes.Options): ValueReader = {
     val name = SuperTypes.unionMemberName(src)
-    val idx = st.fieldNames.indexOf(name)
+    val idx = st.fieldNames.indexOf(name) match {
+      case i if i >= 1 => i
+      case _ =>
+        // A member the value widens into, found from the members' names (their type text).
+        val memberTypes = st.fields.drop(1).map(f =>
+          try SuperType.parse(f.name) catch { case _: IllegalArgumentException => SuperType.nullType })
+        SuperTypes.unionMemberFor(UnionType(memberTypes.toIndexedSeq), src) + 1
+    }
     if (idx < 1) return mismatch(src, st)
     val r = compile(src, st.fields(idx).dataType, opts)
     new ValueReader {
