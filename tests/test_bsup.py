@@ -163,7 +163,7 @@ def test_heterogeneous_stream_merges_records(spark, tmp_dir):
     df = spark.read.format("bsup").load(p)
     assert df.columns == ["a", "b", "c"]
     a = df.schema["a"]
-    assert a.metadata["super.type"] == "(int64,string)"
+    assert a.metadata["super.type"] == "(int64|string)"
     assert [f.name for f in a.dataType.fields] == ["selector", "int64", "string"]
     rows = df.collect()
     assert rows[0].a == Row(selector=0, int64=1, string=None) and rows[0].b is None

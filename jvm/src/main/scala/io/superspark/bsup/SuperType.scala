@@ -8,7 +8,7 @@ package io.superspark.bsup
  * is equal to another only if both name and underlying type are equal.
  */
 sealed trait SuperType {
-  /** The type in Super (SUP) type syntax, e.g. `{a:int64,b:[string]}`. */
+  /** The type in Super (SUP) type syntax, e.g. `{a:int64,b:[string],c:(int64|string)}`. */
   override def toString: String = SuperType.format(this)
 
   /** The type with every outer name removed. */
@@ -111,7 +111,7 @@ object SuperType {
       case MapType(k, v) => sb.append("|{"); loop(k); sb.append(':'); loop(v); sb.append("}|")
       case UnionType(types) =>
         sb.append('(')
-        types.zipWithIndex.foreach { case (m, i) => if (i > 0) sb.append(','); loop(m) }
+        types.zipWithIndex.foreach { case (m, i) => if (i > 0) sb.append('|'); loop(m) }
         sb.append(')')
       case EnumType(symbols) =>
         sb.append("enum(")
@@ -204,13 +204,13 @@ object SuperType {
       }
     }
 
-    private def parseList[T](close: Char, item: () => T): IndexedSeq[T] = {
+    private def parseList[T](close: Char, item: () => T, sep: Char = ','): IndexedSeq[T] = {
       val out = IndexedSeq.newBuilder[T]
       if (peek == close) { pos += 1; return out.result() }
       var more = true
       while (more) {
         out += item()
-        if (peek == ',') pos += 1 else { expect(close); more = false }
+        if (peek == sep) pos += 1 else { expect(close); more = false }
       }
       out.result()
     }
@@ -228,9 +228,10 @@ object SuperType {
         case '[' => pos += 1; val e = parseType(); expect(']'); ArrayType(e)
         case '(' =>
           pos += 1
-          val ts = parseList(')', () => parseType())
+          val ts = parseList(')', () => parseType(), '|')
           if (ts.isEmpty) fail("a union needs at least one type")
-          UnionType(ts)
+          // A parenthesized single type, as SUP writes `(port=uint16)`, is that type.
+          if (ts.size == 1) ts.head else UnionType(ts)
         case '"' =>
           val n = parseName(); expect('='); NamedType(n, parseType())
         case _ =>

@@ -87,11 +87,8 @@ object ValueCodec {
   def decodeBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Any = t match {
     case p: PrimitiveType => decodePrimitive(p.id, buf, off, len, parent)
     case NamedType(_, inner) => decodeBody(inner, buf, off, len, parent)
-    case ErrorType(inner) =>
-      val c = sub(parent, off, len)
-      val v = decodeTagged(inner, c)
-      expectEnd(c, "error")
-      ErrorValue(v)
+    // An error value is encoded exactly as its underlying value (as the reference does).
+    case ErrorType(inner) => ErrorValue(decodeBody(inner, buf, off, len, parent))
     case RecordType(fields) =>
       val c = sub(parent, off, len)
       val out = new Array[Any](fields.size)
@@ -218,10 +215,10 @@ object ValueCodec {
     t match {
       case p: PrimitiveType => encodePrimitive(p.id, v, out)
       case NamedType(_, inner) => encodeTagged(inner, v, out)
+      case ErrorType(inner) => encodeTagged(inner, v.asInstanceOf[ErrorValue].value, out)
       case _ =>
         val start = beginContainer(out)
         t match {
-          case ErrorType(inner) => encodeTagged(inner, v.asInstanceOf[ErrorValue].value, out)
           case RecordType(fields) =>
             val vs = v.asInstanceOf[Seq[Any]]
             require(vs.size == fields.size, s"record value has ${vs.size} fields, type $t has ${fields.size}")

@@ -134,8 +134,10 @@ object SuperTypes {
       if (f.metadata.contains(MetadataKey)) {
         try Some(SuperType.parse(f.metadata.getString(MetadataKey))) catch { case _: IllegalArgumentException => None }
       } else None
-    kept.filter(t => sameShape(toSpark(t, opts), f.dataType)).getOrElse(fromSpark(f.dataType))
+    kept.filter(t => allOptions.exists(o => sameShape(toSpark(t, o), f.dataType))).getOrElse(fromSpark(f.dataType))
   }
+
+  private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield Options(a, b)
 
   /** Spark types equal up to nullability and metadata. */
   def sameShape(a: DataType, b: DataType): Boolean = (a, b) match {

@@ -66,16 +66,8 @@ object SparkReaders {
   def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
     case (_, VariantType) => new VariantReader(src)
     case (NamedType(_, inner), _) => compile(inner, target, opts)
-    case (ErrorType(inner), _) =>
-      val r = compile(inner, target, opts)
-      new ValueReader {
-        def read(s: Src, off: Int, len: Int): Any = {
-          val l = s.tag(off, off + len)
-          val p = s.next
-          if (p + math.max(l, 0) != off + len) s.fail(off, "error value must hold exactly one value")
-          if (l < 0) null else r.read(s, p, l)
-        }
-      }
+    // An error value is encoded exactly as its underlying value.
+    case (ErrorType(inner), _) => compile(inner, target, opts)
     case (u: UnionType, _) =>
       val rs = u.types.map(m => compile(m, target, opts)).toArray
       new ValueReader {

@@ -62,13 +62,8 @@ object SparkWriters {
 
   def compile(t: SuperType, dt: DataType): FieldWriter = t match {
     case NamedType(_, inner) => compile(inner, dt)
-    case ErrorType(inner) =>
-      val w = compile(inner, dt)
-      new NonNull {
-        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
-          val start = ValueCodec.beginContainer(out); w.write(g, i, out); ValueCodec.endContainer(out, start)
-        }
-      }
+    // An error value is encoded exactly as its underlying value.
+    case ErrorType(inner) => compile(inner, dt)
     case r: RecordType => dt match {
       case st: StructType => new StructWriter(r, st)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
