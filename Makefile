@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup
 
 setup:
 	./dev/setup.sh
@@ -28,3 +28,7 @@ wheel: setup
 	mkdir -p python/superspark/jars
 	cp jvm/target/scala-2.13/superspark_2.13-*.jar python/superspark/jars/
 	.venv/bin/python -m pip wheel --no-deps -w python/dist ./python
+
+bench-bsup: setup
+	./dev/sbt bsupBenchJars
+	.venv/bin/python bench/bsup/bench.py
