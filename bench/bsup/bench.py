@@ -1,7 +1,7 @@
 """bsup (Super Binary, lz4) vs Spark's avro (snappy) vs json: the same 1M+ mixed records,
 written and read side by side in one run. Prints rows/s (medians of repeats) and ratio= lines.
 
-    make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=3 by default
+    make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=5 by default
 """
 
 import glob
@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "bench", "out", "bsup")
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
-REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 
 avro_jars = glob.glob(os.path.join(ROOT, "bench", "out", "jars", "spark-avro_*.jar"))
 if not avro_jars:
@@ -59,31 +59,38 @@ def timed(fn):
     return time.perf_counter() - t0
 
 
-def median_time(fn):
-    fn()  # warm up (JIT, file cache)
-    return statistics.median(timed(fn) for _ in range(REPEATS))
-
-
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     df = data()
     schema = df.schema
     paths = {f: os.path.join(OUT, f) for f in FORMATS}
-    results = {}
+
+    def reader(fmt):
+        r = spark.read.format(fmt)
+        return r.schema(schema) if fmt == "json" else r
+
+    jobs = {}
     for fmt, opts in FORMATS.items():
-        def write(fmt=fmt, opts=opts):
+        jobs[(fmt, "write")] = lambda fmt=fmt, opts=opts: \
             df.write.format(fmt).options(**opts).mode("overwrite").save(paths[fmt])
-        w = median_time(write)
-
-        def reader(fmt=fmt):
-            r = spark.read.format(fmt)
-            return r.schema(schema) if fmt == "json" else r
-
-        full = median_time(lambda: reader().load(paths[fmt]).write.format("noop").mode("overwrite").save())
-        proj = median_time(lambda: reader().load(paths[fmt]).select("id", "s").write.format("noop").mode("overwrite").save())
+        jobs[(fmt, "read_full")] = lambda fmt=fmt: \
+            reader(fmt).load(paths[fmt]).write.format("noop").mode("overwrite").save()
+        jobs[(fmt, "read_2cols")] = lambda fmt=fmt: \
+            reader(fmt).load(paths[fmt]).select("id", "s").write.format("noop").mode("overwrite").save()
+    # Warm up (JIT, file cache), then repeat every job round-robin so that noise from the
+    # machine hits all formats alike; report medians.
+    for job in jobs.values():
+        job()
+    times = {k: [] for k in jobs}
+    for _ in range(REPEATS):
+        for k, job in jobs.items():
+            times[k].append(timed(job))
+    results = {}
+    for fmt in FORMATS:
         size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(paths[fmt], "*")) if not p.endswith(".crc"))
-        results[fmt] = {"write": ROWS / w, "read_full": ROWS / full, "read_2cols": ROWS / proj, "bytes": size}
-        assert reader().load(paths[fmt]).count() == ROWS
+        results[fmt] = {k: ROWS / statistics.median(times[(fmt, k)]) for k in ("write", "read_full", "read_2cols")}
+        results[fmt]["bytes"] = size
+        assert reader(fmt).load(paths[fmt]).count() == ROWS
 
     print(f"rows={ROWS} repeats={REPEATS} (medians), local[2]")
     print(f"{'format':<6} {'write rows/s':>14} {'full scan rows/s':>17} {'2-col rows/s':>14} {'size MB':>9}")

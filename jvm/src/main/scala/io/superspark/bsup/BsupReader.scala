@@ -77,6 +77,9 @@ final class BsupReader(
   /** A cursor for error reporting positioned at the current value. */
   def errorCursor: Cursor = new Cursor(buf, valueOffset, valueOffset, where)
 
+  /** The cursor over the current values frame (its buffer and error positions; not its pos). */
+  def frameCursor: Cursor = values
+
   /** Decodes the current value to the generic model (see `Values.scala`). */
   def decode(): Any =
     if (valueLength < 0) null else ValueCodec.decodeBody(valueType, buf, valueOffset, valueLength, valueCursor)

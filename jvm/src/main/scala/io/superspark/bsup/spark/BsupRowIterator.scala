@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -42,6 +42,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
   private val byType = new java.util.HashMap[SuperType, TopReader]()
   private var stream = -1
   private val src = new Src(null)
+  private val mutableRow = new SpecificInternalRow(requiredSchema.fields.map(_.dataType).toIndexedSeq)
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
 
@@ -67,7 +68,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
 
   /** Converts top-level values of one type into rows. */
   private abstract class TopReader {
-    def fill(s: Src, off: Int, len: Int, row: GenericInternalRow): Unit
+    def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit
   }
 
   private def compileTop(t: SuperType): TopReader = {
@@ -76,11 +77,11 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
       case _ => true
     }))
     if (wrapped) {
-      if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: GenericInternalRow): Unit = () }
+      if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = () }
       else {
         val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions)
         new TopReader {
-          def fill(s: Src, off: Int, len: Int, row: GenericInternalRow): Unit = row.update(wrapOrdinal, r.read(s, off, len))
+          def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = row.update(wrapOrdinal, r.read(s, off, len))
         }
       }
     } else t.underlying match {
@@ -92,23 +93,29 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
         } else requiredSchema
         val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions)
         new TopReader {
-          def fill(s: Src, off: Int, len: Int, row: GenericInternalRow): Unit = r.readInto(s, off, len, row)
+          def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = r.readInto(s, off, len, row)
         }
       case _ => new TopReader {
-        def fill(s: Src, off: Int, len: Int, row: GenericInternalRow): Unit =
+        def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit =
           s.fail(off, s"a value of type $t is not a record and the schema has no '${SuperTypes.ValueColumn}' column")
       }
     }
   }
 
+  private var lastId = -1
+  private var lastReader: TopReader = _
+
   private def topReader(): TopReader = {
-    if (reader.streamNumber != stream) { byId.clear(); stream = reader.streamNumber }
+    if (reader.streamNumber != stream) { byId.clear(); stream = reader.streamNumber; lastId = -1 }
+    if (reader.typeId == lastId) return lastReader
     var r = byId.get(reader.typeId)
     if (r == null) {
       r = byType.get(reader.valueType)
       if (r == null) { r = compileTop(reader.valueType); byType.put(reader.valueType, r) }
       byId.put(reader.typeId, r)
     }
+    lastId = reader.typeId
+    lastReader = r
     r
   }
 
@@ -131,10 +138,14 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
         }
       if (!more) finished = true
       else {
-        val row = new GenericInternalRow(width)
+        // One mutable row, reused: Spark copies each row (UnsafeProjection) before asking for
+        // the next, and strings point into the frame buffer until then.
+        val row = mutableRow
+        var i = 0
+        while (i < width) { row.setNullAt(i); i += 1 }
         try {
           if (reader.valueLength >= 0) {
-            src.cursor = reader.errorCursor
+            src.cursor = reader.frameCursor
             topReader().fill(src, reader.valueOffset, reader.valueLength, row)
           }
           nextRow = row

@@ -5,7 +5,7 @@ import java.math.{BigDecimal => JBigDecimal, BigInteger}
 import io.superspark.bsup._
 import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeArrayData}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
 import org.apache.spark.unsafe.types.UTF8String
@@ -48,6 +48,9 @@ final class Src(var cursor: Cursor) {
 /** Converts the non-null body `buf[off, off+len)` of a Super value to a Spark internal value. */
 abstract class ValueReader {
   def read(s: Src, off: Int, len: Int): Any
+
+  /** Stores the value in `row` at `o`; primitive readers override it to avoid boxing. */
+  def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = row.update(o, read(s, off, len))
 }
 
 /**
@@ -158,7 +161,7 @@ object SparkReaders {
         p = s.next
         if (l >= 0) {
           val o = ordinals(i)
-          if (o >= 0) row.update(o, readers(i).read(s, p, l))
+          if (o >= 0) readers(i).readTo(s, p, l, row, o)
           p += l
         }
         i += 1
@@ -169,15 +172,45 @@ object SparkReaders {
 
   final class ArrayReader(elem: ValueReader, checkOrder: Boolean) extends ValueReader {
     def read(s: Src, off: Int, len: Int): Any = {
-      val out = new java.util.ArrayList[Any]()
       val end = off + len
+      // Count the elements (and look for nulls) first: primitive arrays without nulls are
+      // built unboxed.
+      var n = 0
+      var nulls = false
       var p = off
       while (p < end) {
         val l = s.tag(p, end)
-        p = s.next
-        if (l < 0) out.add(null) else { out.add(elem.read(s, p, l)); p += l }
+        p = s.next + math.max(l, 0)
+        if (l < 0) nulls = true
+        n += 1
       }
-      new GenericArrayData(out.toArray)
+      if (!nulls) elem match {
+        case r: IntReader if r.kind == 2 =>
+          val a = new Array[Int](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l).toInt; p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case r: IntReader if r.kind == 3 =>
+          val a = new Array[Long](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l); p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case r: DoubleReader if !r.asFloat =>
+          val a = new Array[Double](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.value(s, p, l); p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case _ =>
+      }
+      val out = new Array[Any](n)
+      p = off; var i = 0
+      while (p < end) {
+        val l = s.tag(p, end)
+        p = s.next
+        if (l >= 0) { out(i) = elem.read(s, p, l); p += l }
+        i += 1
+      }
+      new GenericArrayData(out)
     }
   }
 
@@ -231,13 +264,84 @@ object SparkReaders {
     case _ => Varint.decodeBigSigned(s.buf, off, len)
   }
 
-  private def ranged(lo: Long, hi: Long, id: Int, conv: Long => Any): ValueReader = new ValueReader {
+  /** An integer of primitive `id` read as a Spark integral type `kind` (0 byte, 1 short, 2 int, 3 long). */
+  final class IntReader(id: Int, lo: Long, hi: Long, val kind: Int) extends ValueReader {
+    private val maxBytes = ValueCodec.maxIntBytes(id)
+    private val unsigned = id <= SuperType.Uint64
+    private val name = SuperType.primitive(id).name
+
+    def long(s: Src, off: Int, len: Int): Long = {
+      if (len > maxBytes) s.fail(off, s"$name value has $len bytes, at most $maxBytes allowed")
+      val v =
+        if (unsigned) {
+          if (len == 8 && s.buf(off + 7) < 0) s.fail(off, s"$name value does not fit the column type")
+          Varint.decodeCountedUnsigned(s.buf, off, len)
+        } else Varint.decodeCountedSigned(s.buf, off, len)
+      if (v < lo || v > hi) s.fail(off, s"$name value $v does not fit the column type")
+      v
+    }
+
     def read(s: Src, off: Int, len: Int): Any = {
-      checked(s, id, off, len)
-      if (id == SuperType.Uint64 && len == 8 && s.buf(off + 7) < 0) s.fail(off, "uint64 value does not fit the column type")
-      val v = intValue(s, id, off, len)
-      if (v < lo || v > hi) s.fail(off, s"${SuperType.primitive(id).name} value $v does not fit the column type")
-      conv(v)
+      val v = long(s, off, len)
+      kind match { case 0 => v.toByte; case 1 => v.toShort; case 2 => v.toInt; case _ => v }
+    }
+
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = {
+      val v = long(s, off, len)
+      kind match {
+        case 0 => row.setByte(o, v.toByte)
+        case 1 => row.setShort(o, v.toShort)
+        case 2 => row.setInt(o, v.toInt)
+        case _ => row.setLong(o, v)
+      }
+    }
+  }
+
+  private def ranged(lo: Long, hi: Long, id: Int, kind: Int): ValueReader = {
+    // The Super type's own range narrows the Spark type's.
+    val (tlo, thi) = id match {
+      case SuperType.Int8 => (Byte.MinValue.toLong, Byte.MaxValue.toLong)
+      case SuperType.Int16 => (Short.MinValue.toLong, Short.MaxValue.toLong)
+      case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
+      case SuperType.Uint8 => (0L, 255L)
+      case SuperType.Uint16 => (0L, 65535L)
+      case SuperType.Uint32 => (0L, 4294967295L)
+      case _ => (Long.MinValue, Long.MaxValue)
+    }
+    new IntReader(id, math.max(lo, tlo), math.min(hi, thi), kind)
+  }
+
+  /** A signed counted integer (time, duration) scaled down by `divisor` (floor for time). */
+  final class ScaledReader(divisor: Long, floor: Boolean, asInt: Boolean) extends ValueReader {
+    def long(s: Src, off: Int, len: Int): Long = {
+      if (len > 8) s.fail(off, s"time or duration value has $len bytes, at most 8 allowed")
+      val v = Varint.decodeCountedSigned(s.buf, off, len)
+      if (divisor == 1) v else if (floor) Math.floorDiv(v, divisor) else v / divisor
+    }
+    def read(s: Src, off: Int, len: Int): Any = if (asInt) long(s, off, len).toInt else long(s, off, len)
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit =
+      if (asInt) row.setInt(o, long(s, off, len).toInt) else row.setLong(o, long(s, off, len))
+  }
+
+  final class DoubleReader(id: Int, val asFloat: Boolean) extends ValueReader {
+    private val size = ValueCodec.fixedSize(id)
+    def value(s: Src, off: Int, len: Int): Double = {
+      if (len != size) s.fail(off, s"${SuperType.primitive(id).name} value has $len bytes, expected $size")
+      floatValue(s, id, off)
+    }
+    def read(s: Src, off: Int, len: Int): Any = if (asFloat) value(s, off, len).toFloat else value(s, off, len)
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit =
+      if (asFloat) row.setFloat(o, value(s, off, len).toFloat) else row.setDouble(o, value(s, off, len))
+  }
+
+  /**
+   * A string, validated as UTF-8. The UTF8String points into the frame buffer without a copy:
+   * rows are turned into UnsafeRows (copied) before the reader moves to another frame.
+   */
+  object StringReader extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
+      UTF8String.fromAddress(s.buf, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + off, len)
     }
   }
 
@@ -258,12 +362,11 @@ object SparkReaders {
     })
     target match {
       case NullType => r((_, _, _) => null)
-      case ByteType if isSmallInt(id) => Some(ranged(Byte.MinValue, Byte.MaxValue, id, _.toByte))
-      case ShortType if isSmallInt(id) => Some(ranged(Short.MinValue, Short.MaxValue, id, _.toShort))
-      case IntegerType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, _.toInt))
-      case LongType if isSmallInt(id) => Some(ranged(Long.MinValue, Long.MaxValue, id, identity))
-      case LongType if id == SuperType.Time || id == SuperType.Duration =>
-        r((s, off, len) => Varint.decodeCountedSigned(s.buf, off, len))
+      case ByteType if isSmallInt(id) => Some(ranged(Byte.MinValue, Byte.MaxValue, id, 0))
+      case ShortType if isSmallInt(id) => Some(ranged(Short.MinValue, Short.MaxValue, id, 1))
+      case IntegerType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, 2))
+      case LongType if isSmallInt(id) => Some(ranged(Long.MinValue, Long.MaxValue, id, 3))
+      case LongType if id == SuperType.Time || id == SuperType.Duration => Some(new ScaledReader(1, false, false))
       case d: DecimalType if isInt(id) => r { (s, off, len) =>
         val dec = Decimal(new JBigDecimal(bigValue(s, id, off, len)))
         if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"${SuperType.primitive(id).name} value $dec does not fit ${d.catalogString}")
@@ -275,8 +378,8 @@ object SparkReaders {
         if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"decimal value $v does not fit ${d.catalogString}")
         dec
       }
-      case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => r((s, off, _) => floatValue(s, id, off).toFloat)
-      case DoubleType if isFloat(id) => r((s, off, _) => floatValue(s, id, off))
+      case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => Some(new DoubleReader(id, true))
+      case DoubleType if isFloat(id) => Some(new DoubleReader(id, false))
       case DoubleType if isSmallInt(id) => r((s, off, len) => intValue(s, id, off, len).toDouble)
       case BooleanType if id == SuperType.Bool => r { (s, off, _) =>
         val b = s.buf(off)
@@ -284,10 +387,7 @@ object SparkReaders {
         b == 1
       }
       case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
-      case _: StringType if id == SuperType.String => r { (s, off, len) =>
-        if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
-        UTF8String.fromBytes(java.util.Arrays.copyOfRange(s.buf, off, off + len))
-      }
+      case _: StringType if id == SuperType.String => Some(StringReader)
       case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
       case _: StringType if id == SuperType.Net => r((s, off, len) => UTF8String.fromString(ValueText.netBytes(s.buf, off, len)))
       case _: StringType if isInt(id) => r((s, off, len) => UTF8String.fromString(bigValue(s, id, off, len).toString))
@@ -298,13 +398,10 @@ object SparkReaders {
         UTF8String.fromString(TypeValues.decode(new Cursor(s.buf, off, off + len, s.cursor.whereOf)).toString)
       }
       case _: StringType if id != SuperType.Bytes => Some(new TextReader(SuperType.primitive(id)))
-      case TimestampType | TimestampNTZType if id == SuperType.Time =>
-        r((s, off, len) => Math.floorDiv(Varint.decodeCountedSigned(s.buf, off, len), 1000L))
-      case DateType if id == SuperType.Time =>
-        r((s, off, len) => Math.floorDiv(Varint.decodeCountedSigned(s.buf, off, len), 86400000000000L).toInt)
-      case _: DayTimeIntervalType if id == SuperType.Duration =>
-        r((s, off, len) => Varint.decodeCountedSigned(s.buf, off, len) / 1000L)
-      case _: YearMonthIntervalType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, _.toInt))
+      case TimestampType | TimestampNTZType if id == SuperType.Time => Some(new ScaledReader(1000L, true, false))
+      case DateType if id == SuperType.Time => Some(new ScaledReader(86400000000000L, true, true))
+      case _: DayTimeIntervalType if id == SuperType.Duration => Some(new ScaledReader(1000L, false, false))
+      case _: YearMonthIntervalType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, 2))
       case _ => None
     }
   }
