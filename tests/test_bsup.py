@@ -303,3 +303,21 @@ def test_time_and_duration_options(spark, tmp_dir, utc):
     assert r.t == datetime.datetime(2017, 7, 14, 2, 40, 0, 123456) and r.d == -1_000_000_001
     r = spark.read.format("bsup").option("timeAsLong", "true").option("durationAsInterval", "true").load(p).first()
     assert r.t == 1_500_000_000_123_456_789 and r.d == -datetime.timedelta(seconds=1)
+
+
+def test_sql_tables_and_files_with_different_types(spark, tmp_dir):
+    d = os.path.join(tmp_dir, "mixed")
+    os.makedirs(d)
+    write(os.path.join(d, "one.bsup"), frame(0, record_typedef([("a", INT64)])) +
+          frame(1, rec_value(30, counted_signed(41))) + EOS)
+    write(os.path.join(d, "two.bsup"), frame(0, record_typedef([("b", STRING), ("a", 8)])) +
+          frame(1, rec_value(30, b"x", counted_signed(-1))) + EOS)
+    df = spark.read.format("bsup").load(d)
+    assert sorted(df.columns) == ["a", "b"] and df.schema["a"].dataType == T.LongType()
+    assert sorted((r.a, r.b) for r in df.collect()) == [(-1, "x"), (41, None)]
+    spark.sql(f"CREATE TABLE bsup_t USING bsup LOCATION '{d}'")
+    try:
+        assert spark.sql("SELECT sum(a) AS s, count(b) AS c FROM bsup_t").first() == Row(s=40, c=1)
+    finally:
+        spark.sql("DROP TABLE bsup_t")
+    assert spark.sql(f"SELECT count(*) AS n FROM bsup.`{d}`").first().n == 2

@@ -8,8 +8,12 @@ import scala.collection.mutable.ArrayBuffer
  */
 final class TypeContext {
   private val types = new ArrayBuffer[SuperType]()
+  // Nesting depth of each complex type: bounded so that nothing recursing over a type or a
+  // value (decoding, hashing, printing) can overflow the stack.
+  private val depths = new ArrayBuffer[Int]()
+  private var pendingDepth = 0
 
-  def reset(): Unit = types.clear()
+  def reset(): Unit = { types.clear(); depths.clear() }
 
   def size: Int = types.size
 
@@ -29,13 +33,17 @@ final class TypeContext {
 
   private def readType(c: Cursor): SuperType = {
     val at = c.pos
-    resolve(c, c.id(), at)
+    val id = c.id()
+    val t = resolve(c, id, at)
+    if (id >= SuperType.FirstComplexId) pendingDepth = math.max(pendingDepth, depths(id - SuperType.FirstComplexId))
+    t
   }
 
   /** Reads every typedef of a (decompressed) types frame payload. */
   def readTypedefs(c: Cursor): Unit = {
     while (c.hasMore) {
       val at = c.pos
+      pendingDepth = 0
       val t: SuperType = c.byte() match {
         case 0 =>
           val n = c.count("record field count", 2)
@@ -71,9 +79,18 @@ final class TypeContext {
           NamedType(name, readType(c))
         case code => c.fail(s"unknown typedef code $code", at)
       }
+      if (pendingDepth + 1 > TypeContext.MaxDepth) {
+        c.fail(s"type nested more than ${TypeContext.MaxDepth} levels deep", at)
+      }
       types += t
+      depths += pendingDepth + 1
     }
   }
+}
+
+object TypeContext {
+  /** Deepest nesting of complex types accepted in a stream. */
+  final val MaxDepth = 200
 }
 
 /** Type values (the `type` type): the context-free encoding of section 4 of the spec. */
@@ -111,7 +128,7 @@ object TypeValues {
     def loop(): SuperType = {
       val at = c.pos
       depth += 1
-      if (depth > 1000) c.fail("type value nested too deeply", at)
+      if (depth > TypeContext.MaxDepth) c.fail("type value nested too deeply", at)
       val code = c.byte()
       val t: SuperType =
         if (code < 30) SuperType.primitive(code)

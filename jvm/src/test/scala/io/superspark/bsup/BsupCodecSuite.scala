@@ -315,6 +315,16 @@ class BsupCodecSuite extends AnyFunSuite {
     bad("03 00 03 09 09 18 00 1e 07 02 04 01 02 02 01 ff", "map key is not in increasing order")
   }
 
+  test("bad input: types nested too deeply are refused (no stack overflow)") {
+    val defs = new ByteBuf()
+    defs.put(1); defs.putUvarint(9) // 30: [int64]
+    (31 until 31 + 300).foreach { id => defs.put(1); defs.putUvarint(id - 1) }
+    val frame = new ByteBuf()
+    frame.put(defs.size & 0xf); frame.putUvarint(defs.size >> 4); frame.put(defs.toArray)
+    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(frame.toArray), "deep.bsup")))
+    assert(e.getMessage.contains("nested more than 200 levels"))
+  }
+
   test("bad input: fixed-size primitives with the wrong size") {
     bad("13 00 10 02 00 ff", "float64 value has 1 bytes")
     bad("13 00 1a 02 00 ff", "ip value has 1 bytes")
