@@ -244,6 +244,24 @@ def test_bad_input_failfast_and_permissive(spark, tmp_dir, case):
     assert reader().option("mode", "DROPMALFORMED").load(p).collect() == []
 
 
+def test_set_and_map_order_checked_with_inferred_schema(spark, tmp_dir):
+    # {s:|[int64]|, m:|{int64:int64}|}: row 1 good, row 2 set out of order, row 3 map out of order
+    t = b"\x02\x09" + b"\x03\x09\x09" + record_typedef([("s", 30), ("m", 31)])
+    good_set, bad_set = tagged(counted_signed(1)) + tagged(counted_signed(2)), \
+        tagged(counted_signed(2)) + tagged(counted_signed(1))
+    good_map = tagged(counted_signed(1)) + tagged(b"") + tagged(counted_signed(2)) + tagged(b"")
+    bad_map = tagged(counted_signed(2)) + tagged(b"") + tagged(counted_signed(1)) + tagged(b"")
+    v = rec_value(32, good_set, good_map) + rec_value(32, bad_set, good_map) + rec_value(32, good_set, bad_map)
+    p = write(os.path.join(tmp_dir, "order.bsup"), frame(0, t) + frame(1, v) + EOS)
+    df = spark.read.format("bsup").load(p)
+    assert df.schema["s"].dataType == T.ArrayType(T.LongType())
+    assert [r.s for r in df.collect()] == [[1, 2], None, None]
+    rows = spark.read.format("bsup").schema("s array<long>, m map<long,long>, _corrupt_record string").load(p).collect()
+    assert "set element is not in increasing order" in rows[1]._corrupt_record
+    assert "map key is not in increasing order" in rows[2]._corrupt_record
+    assert rows[0] == Row(s=[1, 2], m={1: 0, 2: 0}, _corrupt_record=None)
+
+
 def test_splits_at_stream_boundaries(spark, tmp_dir):
     n = 200_000
     df = spark.range(n).select(F.col("id"), (F.col("id") * 3).cast("string").alias("s"),

@@ -84,7 +84,7 @@ object SparkReaders {
       memberToUnionStruct(src, st, opts)
     case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
-    case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
+    case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
     case (MapType(k, v), SMapType(tk, tv, _)) => new MapReader(compile(k, tk, opts), compile(v, tv, opts))
     case (EnumType(symbols), _: StringType) =>
       val utf = symbols.map(UTF8String.fromString).toArray
@@ -178,11 +178,21 @@ object SparkReaders {
       var n = 0
       var nulls = false
       var p = off
+      var prevStart = -1
+      var prevEnd = -1
       while (p < end) {
+        val start = p
         val l = s.tag(p, end)
         p = s.next + math.max(l, 0)
         if (l < 0) nulls = true
         n += 1
+        if (checkOrder) {
+          // Set elements must be in strictly increasing byte order (tag included).
+          if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
+            s.fail(start, "set element is not in increasing order (or is a duplicate)")
+          }
+          prevStart = start; prevEnd = p
+        }
       }
       if (!nulls) elem match {
         case r: IntReader if r.kind == 2 =>
