@@ -184,6 +184,8 @@ def test_non_record_values_are_a_value_column(spark, tmp_dir):
     assert df.columns == ["value"]
     assert [r.value for r in df.collect()] == [Row(selector=0, int64=5, string=None),
                                                Row(selector=1, int64=None, string="hi"), None]
+    assert df.count() == 3
+    assert spark.read.format("bsup").option("mode", "DROPMALFORMED").load(p).count() == 3
 
 
 def bad_value_file(tmp_dir):

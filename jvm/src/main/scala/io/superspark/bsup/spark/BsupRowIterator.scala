@@ -71,7 +71,11 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
     def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit
   }
 
+  private val noColumns = width - (if (corruptIdx >= 0) 1 else 0) == 0
+
   private def compileTop(t: SuperType): TopReader = {
+    // No data column required (e.g. count(*)): values are only located, never converted.
+    if (noColumns) return new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = () }
     val wrapped = fullValueColumn || (wrapOrdinal >= 0 && (t.underlying match {
       case r: RecordType => r.fieldIndex(SuperTypes.ValueColumn) < 0
       case _ => true
