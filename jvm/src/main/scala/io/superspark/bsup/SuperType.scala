@@ -124,6 +124,9 @@ object SuperType {
     sb.toString
   }
 
+  /** A field, enum symbol or type name as SUP writes it: bare if an identifier, else quoted. */
+  def formatName(name: String): String = { val sb = new java.lang.StringBuilder; appendName(sb, name); sb.toString }
+
   private def isIdentifier(s: String): Boolean =
     s.nonEmpty && (Character.isLetter(s.charAt(0)) || s.charAt(0) == '_' || s.charAt(0) == '$') &&
       s.forall(c => Character.isLetterOrDigit(c) || c == '_' || c == '$')

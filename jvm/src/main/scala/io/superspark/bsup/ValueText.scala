@@ -126,4 +126,62 @@ object ValueText {
       }
     }
   }
+
+  /**
+   * A value of the generic model (see `Values.scala`) in SUP-like text: `{a:1,b:"x"}`,
+   * `[1,2]`, `|["a"]|`, `|{"k":1}|`, `2024-01-02T03:04:05Z`, `10.0.0.1`, `0x00ff`, `<int64>`,
+   * `error("boom")`, `null`.
+   */
+  def format(t: SuperType, v: Any): String = {
+    val sb = new java.lang.StringBuilder
+    def str(x: String): Unit = {
+      sb.append('"')
+      x.foreach {
+        case '"' => sb.append("\\\"")
+        case '\\' => sb.append("\\\\")
+        case '\n' => sb.append("\\n")
+        case c if c < 0x20 => sb.append("\\u%04x".format(c.toInt))
+        case c => sb.append(c)
+      }
+      sb.append('"')
+    }
+    def list(open: String, close: String, xs: Seq[Any], f: Any => Unit): Unit = {
+      sb.append(open)
+      xs.zipWithIndex.foreach { case (x, i) => if (i > 0) sb.append(','); f(x) }
+      sb.append(close)
+    }
+    def loop(t: SuperType, v: Any): Unit = if (v == null) sb.append("null") else t match {
+      case NamedType(_, inner) => loop(inner, v)
+      case ErrorType(inner) => sb.append("error("); loop(inner, v.asInstanceOf[ErrorValue].value); sb.append(')')
+      case RecordType(fields) =>
+        val vs = v.asInstanceOf[Seq[Any]]
+        sb.append('{')
+        fields.indices.foreach { i =>
+          if (i > 0) sb.append(',')
+          sb.append(SuperType.formatName(fields(i).name)).append(':')
+          loop(fields(i).typ, vs(i))
+        }
+        sb.append('}')
+      case ArrayType(e) => list("[", "]", v.asInstanceOf[Seq[Any]], loop(e, _))
+      case SetType(e) => list("|[", "]|", v.asInstanceOf[Seq[Any]], loop(e, _))
+      case MapType(k, x) =>
+        list("|{", "}|", v.asInstanceOf[Seq[(Any, Any)]], e => {
+          val (kk, vv) = e.asInstanceOf[(Any, Any)]; loop(k, kk); sb.append(':'); loop(x, vv)
+        })
+      case UnionType(ts) => val u = v.asInstanceOf[UnionValue]; loop(ts(u.selector), u.value)
+      case EnumType(symbols) => sb.append(symbols(v.asInstanceOf[EnumValue].index))
+      case _: PrimitiveType => v match {
+        case x: String => str(x)
+        case Time(ns) =>
+          sb.append(java.time.Instant.ofEpochSecond(Math.floorDiv(ns, 1000000000L), Math.floorMod(ns, 1000000000L)))
+        case Duration(ns) => sb.append(ns).append("ns")
+        case b: Bytes => sb.append("0x"); b.bytes.foreach(x => sb.append(f"${x & 0xff}%02x"))
+        case a: InetAddress => sb.append(ip(a))
+        case st: SuperType => sb.append('<').append(st.toString).append('>')
+        case other => sb.append(other)
+      }
+    }
+    loop(t, v)
+    sb.toString
+  }
 }

@@ -244,6 +244,15 @@ class BsupCodecSuite extends AnyFunSuite {
     assert(intercept[IllegalArgumentException](SuperType.parse("{a:nosuch}")).getMessage.contains("unknown type"))
   }
 
+  test("values in SUP-like text") {
+    val t = SuperType.parse("{a:int64,\"b c\":[string],s:|[ip]|,m:|{string:time}|,u:(int64|bytes),e:enum(x,y),r:error(string),ty:type,n:null}")
+    val v = IndexedSeq(1L, IndexedSeq("q\"", null), IndexedSeq(InetAddress.getByName("::1")),
+      IndexedSeq("k" -> Time(1500000000123456789L)), UnionValue(1, Bytes(Array[Byte](0, -1))), EnumValue(1),
+      ErrorValue("boom"), S.int64, null)
+    assert(ValueText.format(t, v) == "{a:1,\"b c\":[\"q\\\"\",null],s:|[::1]|,m:|{\"k\":2017-07-14T02:40:00.123456789Z}|," +
+      "u:0x00ff,e:y,r:error(\"boom\"),ty:<int64>,n:null}")
+  }
+
   // ------------------------------------------------------------ bad input
 
   private def bad(hexBytes: String, expect: String, fileLength: Boolean = true): BsupException = {

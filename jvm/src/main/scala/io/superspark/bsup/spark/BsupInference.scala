@@ -3,7 +3,6 @@ package io.superspark.bsup.spark
 import io.superspark.bsup.{BsupException, BsupReader, SuperType}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.SparkException
 
 /** Schema inference: the distinct top-level types of the first values of each file. */
 object BsupInference {

@@ -253,7 +253,7 @@ object SparkReaders {
   /** Any value as a string: its text form (for primitives SUP-like, for others via the generic model). */
   final class TextReader(src: SuperType) extends ValueReader {
     def read(s: Src, off: Int, len: Int): Any =
-      UTF8String.fromString(String.valueOf(ValueCodec.decodeBody(src, s.buf, off, len, s.cursor)))
+      UTF8String.fromString(ValueText.format(src, ValueCodec.decodeBody(src, s.buf, off, len, s.cursor)))
   }
 
   private def checked(s: Src, id: Int, off: Int, len: Int): Unit = ValueCodec.checkPrimitiveSize(s.cursor, id, off, len)
