@@ -334,6 +334,12 @@ def test_sql_tables_and_files_with_different_types(spark, tmp_dir):
           frame(1, rec_value(30, b"x", counted_signed(-1))) + EOS)
     df = spark.read.format("bsup").load(d)
     assert sorted(df.columns) == ["a", "b"] and df.schema["a"].dataType == T.LongType()
+    # samplingRatio=0.5 examines one of the two files; samplingValues limits values per file.
+    half = spark.read.format("bsup").option("samplingRatio", "0.5").load(d)
+    assert half.schema in (T.StructType([T.StructField("a", T.LongType())]),
+                           T.StructType([T.StructField("b", T.StringType()), T.StructField("a", T.IntegerType())]))
+    with pytest.raises(Exception, match="samplingRatio"):
+        spark.read.format("bsup").option("samplingRatio", "0").load(d)
     assert sorted((r.a, r.b) for r in df.collect()) == [(-1, "x"), (41, None)]
     spark.sql(f"CREATE TABLE bsup_t USING bsup LOCATION '{d}'")
     try:

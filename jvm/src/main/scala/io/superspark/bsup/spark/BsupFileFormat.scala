@@ -37,7 +37,11 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
     if (opts.variant) return Some(StructType(Seq(StructField(SuperTypes.ValueColumn, VariantType))))
     val conf = spark.sessionState.newHadoopConfWithOptions(options)
     val types = new java.util.LinkedHashSet[SuperType]()
-    files.filter(_.getLen > 0).foreach(f => BsupInference.collectTypes(f.getPath, f.getLen, conf, opts, types))
+    val nonEmpty = files.filter(_.getLen > 0)
+    val step = math.max(1, math.round(1.0 / opts.samplingRatio).toInt)
+    nonEmpty.indices.filter(_ % step == 0).map(nonEmpty).foreach { f =>
+      BsupInference.collectTypes(f.getPath, f.getLen, conf, opts, types)
+    }
     if (types.isEmpty) None
     else {
       import scala.jdk.CollectionConverters._

@@ -38,6 +38,13 @@ final class BsupOptions(parameters: Map[String, String], defaultCorruptColumn: S
   /** Read every value as one VARIANT column named `value`. */
   val variant: Boolean = bool("variant", default = false)
 
+  /** Fraction of the files examined to infer the schema (evenly spread, at least one). */
+  val samplingRatio: Double = {
+    val r = p.get("samplingRatio").map(_.trim.toDouble).getOrElse(1.0)
+    if (!(r > 0 && r <= 1)) throw new IllegalArgumentException(s"bsup option 'samplingRatio' must be in (0, 1], got $r")
+    r
+  }
+
   /** Values examined per file to infer the schema (-1: all). */
   val samplingValues: Long = p.get("samplingValues").map(_.trim.toLong).getOrElse(100000L)
 
