@@ -336,8 +336,7 @@ def test_sql_tables_and_files_with_different_types(spark, tmp_dir):
     assert sorted(df.columns) == ["a", "b"] and df.schema["a"].dataType == T.LongType()
     # samplingRatio=0.5 examines one of the two files; samplingValues limits values per file.
     half = spark.read.format("bsup").option("samplingRatio", "0.5").load(d)
-    assert half.schema in (T.StructType([T.StructField("a", T.LongType())]),
-                           T.StructType([T.StructField("b", T.StringType()), T.StructField("a", T.IntegerType())]))
+    assert half.schema.simpleString() in ("struct<a:bigint>", "struct<b:string,a:int>")
     with pytest.raises(Exception, match="samplingRatio"):
         spark.read.format("bsup").option("samplingRatio", "0").load(d)
     assert sorted((r.a, r.b) for r in df.collect()) == [(-1, "x"), (41, None)]
