@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup
 
 setup:
 	./dev/setup.sh
@@ -31,3 +31,7 @@ wheel: setup
 
 bench-arrow: setup
 	bench/arrow/run.sh
+
+bench-bsup: setup
+	./dev/sbt bsupBenchJars
+	.venv/bin/python bench/bsup/bench.py
