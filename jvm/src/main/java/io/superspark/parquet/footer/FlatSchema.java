@@ -144,6 +144,52 @@ final class FlatSchema {
     return path;
   }
 
+  /**
+   * Leaves under the given paths (a path names a leaf or a group; unknown paths select
+   * nothing), in schema order, without duplicates.
+   */
+  int[] selectLeaves(String[][] paths) {
+    boolean[] leafSelected = new boolean[leafElement.length];
+    for (String[] path : paths) {
+      if (path.length == 0) continue;
+      int group = 0;
+      int found = -1;
+      for (int depth = 0; depth < path.length; depth++) {
+        found = -1;
+        if (leafOrdinal[group] >= 0) break;
+        int child = firstChild[group];
+        for (int k = 0; k < childCount[group]; k++) {
+          if (names[child].equals(path[depth])) {
+            found = child;
+            break;
+          }
+          child = subtreeEnd[child];
+        }
+        if (found < 0) break;
+        group = found;
+      }
+      if (found < 0) continue;
+      for (int e = found; e < subtreeEnd[found]; e++) {
+        if (leafOrdinal[e] >= 0) leafSelected[leafOrdinal[e]] = true;
+      }
+    }
+    int n = 0;
+    for (boolean b : leafSelected) if (b) n++;
+    int[] out = new int[n];
+    n = 0;
+    for (int l = 0; l < leafSelected.length; l++) if (leafSelected[l]) out[n++] = l;
+    return out;
+  }
+
+  /** Elements to keep for these leaves: the leaves and their ancestors. */
+  boolean[] includeMask(int[] leaves) {
+    boolean[] include = new boolean[elements.length];
+    for (int l : leaves) {
+      for (int e = leafElement[l]; e > 0 && !include[e]; e = parent[e]) include[e] = true;
+    }
+    return include;
+  }
+
   /** The whole schema (include == null) or the elements marked in include (root implied). */
   MessageType toMessageType(boolean[] include) {
     SchemaElement root = elements[0];

@@ -46,8 +46,22 @@ object FlatBufferDecoder {
     fb.FileMetaData.getRootAsFileMetaData(b)
   }
 
-  def decode(buf: ByteBuffer, projection: Projection = Projection.Full): ParquetMetadata =
-    new FlatBufferDecoder(root(buf), projection).decode()
+  def decode(buf: ByteBuffer, projection: Projection = Projection.Full): ParquetMetadata = {
+    val md = root(buf)
+    val schema = FlatSchema.read(md)
+    decode(md, schema, selectLeaves(schema, projection), projection)
+  }
+
+  /** Decodes with the schema already read and the leaves already selected. */
+  private[footer] def decode(md: fb.FileMetaData, schema: FlatSchema, leaves: Array[Int],
+      projection: Projection): ParquetMetadata =
+    new FlatBufferDecoder(md, schema, leaves, projection).decode()
+
+  private[footer] def selectLeaves(schema: FlatSchema, projection: Projection): Array[Int] =
+    projection.columns match {
+      case None => Array.tabulate(schema.leafCount)(identity)
+      case Some(paths) => schema.selectLeaves(paths.map(_.toArray).toArray)
+    }
 
   // ---- parquet-java's statistics rules (ParquetMetadataConverter, 1.17) ----
 
@@ -105,12 +119,13 @@ object FlatBufferDecoder {
   }
 }
 
-private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projection) {
+private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, selectedLeaves: Array[Int],
+    projection: Projection) {
   import FlatBufferDecoder._
 
   private val createdBy: String = md.createdBy()
-  private val schema = FlatSchema.read(md)
   private val encodingSets = new JHashMap[Integer, java.util.Set[PEncoding]]()
+  private val encodingStatsCache = new JHashMap[Integer, EncodingStats]()
   private val ignoreLegacyStats = new JHashMap[PrimitiveTypeName, java.lang.Boolean]()
 
   // Reused accessor objects (FlatBuffers tables are views).
@@ -121,8 +136,7 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
   private val encStatView = new fb.PageEncodingStats()
 
   def decode(): ParquetMetadata = {
-    val selectedLeaves = selectLeaves()
-    val include = if (projection.isFull) null else includeMask(selectedLeaves)
+    val include = if (projection.isFull) null else schema.includeMask(selectedLeaves)
     val messageType = schema.toMessageType(include)
     val leaves = selectedLeaves.map { l =>
       val path = schema.leafPath(l)
@@ -140,48 +154,6 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
     }
     new ParquetMetadata(new PFileMetaData(messageType, kv, createdBy,
       org.apache.parquet.hadoop.metadata.FileMetaData.EncryptionType.UNENCRYPTED, null), blocks)
-  }
-
-  // ---- columns ----
-
-  private def selectLeaves(): Array[Int] = projection.columns match {
-    case None => Array.tabulate(schema.leafCount)(identity)
-    case Some(paths) =>
-      val wanted = paths.map(_.toArray).filter(_.nonEmpty)
-      val out = mutable.ArrayBuilder.make[Int]
-      var l = 0
-      while (l < schema.leafCount) {
-        if (wanted.exists(w => leafStartsWith(l, w))) out += l
-        l += 1
-      }
-      out.result()
-  }
-
-  /** Does leaf l's path start with `prefix`? Walks up from the leaf, no allocation. */
-  private def leafStartsWith(l: Int, prefix: Array[String]): Boolean = {
-    var e = schema.leafElement(l)
-    var depth = 0
-    var p = e
-    while (p > 0) { depth += 1; p = schema.parent(p) }
-    if (depth < prefix.length) return false
-    // Move up to the ancestor at depth prefix.length, then compare names upwards.
-    var d = depth
-    while (d > prefix.length) { e = schema.parent(e); d -= 1 }
-    while (d > 0) {
-      if (schema.names(e) != prefix(d - 1)) return false
-      e = schema.parent(e)
-      d -= 1
-    }
-    true
-  }
-
-  private def includeMask(leaves: Array[Int]): Array[Boolean] = {
-    val include = new Array[Boolean](schema.elements.length)
-    leaves.foreach { l =>
-      var e = schema.leafElement(l)
-      while (e > 0 && !include(e)) { include(e) = true; e = schema.parent(e) }
-    }
-    include
   }
 
   // ---- row groups ----
@@ -282,40 +254,50 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
   }
 
   private def encodings(m: fb.ColumnMetadata): java.util.Set[PEncoding] = {
-    val vec = m.encodingsAsByteBuffer()
-    if (vec == null) return Collections.unmodifiableSet(new JHashSet[PEncoding]())
-    val key = vec.position
+    val key = FbAccess.vector(m.getByteBuffer, FbAccess.pos(m), 22)
+    if (key < 0) return Collections.unmodifiableSet(new JHashSet[PEncoding]())
     var set = encodingSets.get(key)
     if (set == null) {
       val s = new JHashSet[PEncoding]()
       var i = 0
-      while (i < m.encodingsLength) { s.add(encoding(m.encodings(i))); i += 1 }
+      val bb = m.getByteBuffer
+      val n = bb.getInt(key)
+      while (i < n) { s.add(encoding(bb.get(key + 4 + i))); i += 1 }
       set = Collections.unmodifiableSet(s)
       encodingSets.put(key, set)
     }
     set
   }
 
-  /** Built per chunk, as parquet-java does (struct vectors have no position to cache by). */
+  /**
+   * Immutable, so shared between chunks whose stats are the same vector (the writer shares
+   * identical vectors): built once per distinct vector instead of once per chunk.
+   */
   private def encodingStats(m: fb.ColumnMetadata): EncodingStats = {
-    val n = m.encodingStatsLength
-    if (n == 0 && m.encodingStatsVector() == null) return null
-    val builder = new EncodingStats.Builder()
-    var i = 0
-    while (i < n) {
-      val s = m.encodingStats(encStatView, i)
-      s.pageType match {
-        case fb.PageType.DATA_PAGE_V2 =>
-          builder.withV2Pages()
-          builder.addDataEncoding(encoding(s.encoding), s.count)
-        case fb.PageType.DATA_PAGE => builder.addDataEncoding(encoding(s.encoding), s.count)
-        case fb.PageType.DICTIONARY_PAGE => builder.addDictEncoding(encoding(s.encoding), s.count)
-        case fb.PageType.INDEX_PAGE =>
-        case other => throw new FooterDecodeException(s"unknown page type $other")
+    val bb = m.getByteBuffer
+    val vec = FbAccess.vector(bb, FbAccess.pos(m), 24)
+    if (vec < 0) return null
+    var stats = encodingStatsCache.get(vec)
+    if (stats == null) {
+      val builder = new EncodingStats.Builder()
+      var i = 0
+      while (i < m.encodingStatsLength) {
+        val s = m.encodingStats(encStatView, i)
+        s.pageType match {
+          case fb.PageType.DATA_PAGE_V2 =>
+            builder.withV2Pages()
+            builder.addDataEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.DATA_PAGE => builder.addDataEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.DICTIONARY_PAGE => builder.addDictEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.INDEX_PAGE =>
+          case other => throw new FooterDecodeException(s"unknown page type $other")
+        }
+        i += 1
       }
-      i += 1
+      stats = builder.build()
+      encodingStatsCache.put(vec, stats)
     }
-    builder.build()
+    stats
   }
 
   // ---- statistics ----
@@ -332,14 +314,6 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
   private def littleEndianBytes(v: Long, out: Array[Byte], at: Int, len: Int): Unit = {
     var i = 0
     while (i < len) { out(at + i) = (v >>> (8 * i)).toByte; i += 1 }
-  }
-
-  private def vectorBytes(bb: ByteBuffer, vec: ByteBuffer, prefix: Array[Byte]): Array[Byte] = {
-    val n = vec.remaining
-    val out = new Array[Byte](prefix.length + n)
-    System.arraycopy(prefix, 0, out, 0, prefix.length)
-    vec.get(out, prefix.length, n)
-    out
   }
 
   private val NoBytes = new Array[Byte](0)
@@ -368,16 +342,16 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
         out
       }
     } else {
-      val vec = if (isMin) s.minSuffixAsByteBuffer() else s.maxSuffixAsByteBuffer()
-      if (vec == null) null else vectorBytes(s.getByteBuffer, vec, if (leaf.width > 0) NoBytes else prefix)
+      val vec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), if (isMin) 26 else 28)
+      if (vec < 0) null else FbAccess.bytes(s.getByteBuffer, vec, if (leaf.width > 0) NoBytes else prefix)
     }
   }
 
   private def legacy(s: fb.Statistics, isMin: Boolean, valueBytes: Array[Byte]): Array[Byte] = {
     val bit = if (isMin) 1 else 2
     if ((s.legacySame & bit) != 0) return valueBytes
-    val vec = if (isMin) s.legacyMinAsByteBuffer() else s.legacyMaxAsByteBuffer()
-    if (vec == null) null else vectorBytes(s.getByteBuffer, vec, NoBytes)
+    val vec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), if (isMin) 36 else 38)
+    if (vec < 0) null else FbAccess.bytes(s.getByteBuffer, vec, NoBytes)
   }
 
   private def ignoreLegacy(p: PrimitiveTypeName): Boolean = {
@@ -394,8 +368,8 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
     val builder = PStatistics.getBuilderForReading(leaf.primitive)
     val s = m.statistics(statsView)
     if (s != null) {
-      val prefixVec = s.prefixAsByteBuffer()
-      val prefix = if (prefixVec == null) NoBytes else vectorBytes(s.getByteBuffer, prefixVec, NoBytes)
+      val prefixVec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), 24)
+      val prefix = if (prefixVec < 0) NoBytes else FbAccess.bytes(s.getByteBuffer, prefixVec, NoBytes)
       val min = value(s, isMin = true, leaf, prefix)
       val max = value(s, isMin = false, leaf, prefix)
       if (min != null && max != null) {
@@ -420,21 +394,15 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, projection: Projectio
     builder.build()
   }
 
-  private def longList(vec: ByteBuffer): java.util.List[java.lang.Long] = {
-    if (vec == null) return null
-    val lb = vec.order(ByteOrder.LITTLE_ENDIAN)
-    val n = lb.remaining / 8
-    val out = new java.util.ArrayList[java.lang.Long](n)
-    var i = 0
-    while (i < n) { out.add(lb.getLong(lb.position + 8 * i)); i += 1 }
-    out
-  }
-
   private def sizeStatistics(m: fb.ColumnMetadata, t: PrimitiveType): PSizeStatistics = {
     val s = m.sizeStatistics()
     if (s == null) return null
+    val bb = s.getByteBuffer
+    val pos = FbAccess.pos(s)
+    val rep = FbAccess.vector(bb, pos, 6)
+    val defs = FbAccess.vector(bb, pos, 8)
     new PSizeStatistics(t, s.unencodedByteArrayDataBytes,
-      longList(s.repetitionLevelHistogramAsByteBuffer()), longList(s.definitionLevelHistogramAsByteBuffer()))
+      if (rep < 0) null else FbAccess.longs(bb, rep), if (defs < 0) null else FbAccess.longs(bb, defs))
   }
 
   private def geospatialStatistics(m: fb.ColumnMetadata): PGeospatialStatistics = {

@@ -49,9 +49,10 @@ object FlatBufferVerifier {
 
   /**
    * Phase 2: for every row group, its column chunk vector has `leafCount` entries; column 0
-   * (read for file_path and the range filter) and the selected columns are verified deeply.
+   * (read for file_path and the range filter) and the selected columns (all when null) are
+   * verified deeply.
    */
-  def verifyRowGroups(buf: ByteBuffer, leafCount: Int, selected: Int => Boolean): Option[FallbackReason] =
+  def verifyRowGroups(buf: ByteBuffer, leafCount: Int, selected: Array[Boolean]): Option[FallbackReason] =
     run(buf)(_.rowGroups(leafCount, selected))
 
   private def run(buf: ByteBuffer)(f: Walker => Unit): Option[FallbackReason] = {
@@ -212,7 +213,7 @@ object FlatBufferVerifier {
       tables(t, S.SortingColumns) { s => s.scalar(4, 4); s.scalar(6, 1); s.scalar(8, 1) }
     }
 
-    def rowGroups(leafCount: Int, selected: Int => Boolean): Unit = {
+    def rowGroups(leafCount: Int, selected: Array[Boolean]): Unit = {
       val r = root
       tables(r, S.RowGroups) { rg =>
         val p = rg.ref(S.Columns)
@@ -220,7 +221,7 @@ object FlatBufferVerifier {
         if (n != leafCount) fail(rg.pos, s"row group with $n column chunks for $leafCount leaf columns")
         var j = 0
         while (j < n) {
-          if (j == 0 || selected(j)) columnChunk(new T(follow(p + 4 + 4 * j)))
+          if (j == 0 || selected == null || selected(j)) columnChunk(new T(follow(p + 4 + 4 * j)))
           j += 1
         }
       }
@@ -236,8 +237,9 @@ object FlatBufferVerifier {
 
     private def columnMetadata(t: T): Unit = {
       t.enumValue(S.Codec, 7, "compression codec")
-      Seq(S.NumValues, S.TotalUncompressed, S.TotalCompressed, S.DataPageOffset, S.IndexPageOffset,
-        S.DictPageOffset, S.BloomOffset).foreach(t.scalar(_, 8))
+      t.scalar(S.NumValues, 8); t.scalar(S.TotalUncompressed, 8); t.scalar(S.TotalCompressed, 8)
+      t.scalar(S.DataPageOffset, 8); t.scalar(S.IndexPageOffset, 8); t.scalar(S.DictPageOffset, 8)
+      t.scalar(S.BloomOffset, 8)
       t.scalar(S.BloomLength, 4)
       tables(t, S.ColKv)(keyValue)
       val e = t.ref(S.Encodings)
@@ -273,7 +275,7 @@ object FlatBufferVerifier {
       t.scalar(4, 8); t.scalar(6, 8)
       t.scalar(8, 4); t.scalar(10, 8); t.scalar(12, 8); t.scalar(14, 1)
       t.scalar(16, 4); t.scalar(18, 8); t.scalar(20, 8); t.scalar(22, 1)
-      Seq(24, 26, 28, 36, 38).foreach(optVector(t, _, 1))
+      optVector(t, 24, 1); optVector(t, 26, 1); optVector(t, 28, 1); optVector(t, 36, 1); optVector(t, 38, 1)
       t.scalar(30, 1); t.scalar(32, 1); t.scalar(34, 1)
     }
   }

@@ -53,14 +53,14 @@ object FooterReader {
       case Some(reason) => Left(reason)
       case None =>
         try {
-          val schema = FlatSchema.read(FlatBufferDecoder.root(buf))
-          val selected = projection.columns match {
-            case None => (_: Int) => true
-            case Some(_) => selectedLeaves(schema, projection)
-          }
+          val md = FlatBufferDecoder.root(buf)
+          val schema = FlatSchema.read(md)
+          val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
+          val selected = new Array[Boolean](schema.leafCount)
+          leaves.foreach(selected(_) = true)
           FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected) match {
             case Some(reason) => Left(reason)
-            case None => Right(FlatBufferDecoder.decode(buf, projection))
+            case None => Right(FlatBufferDecoder.decode(md, schema, leaves, projection))
           }
         } catch {
           // A sound buffer that is not valid Parquet metadata: parquet-java's builders and our
@@ -68,15 +68,6 @@ object FooterReader {
           case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
         }
     }
-  }
-
-  private def selectedLeaves(schema: FlatSchema, projection: Projection): Int => Boolean = {
-    val wanted = projection.columns.get.map(_.toArray).filter(_.nonEmpty)
-    val mask = Array.tabulate(schema.leafCount) { l =>
-      val path = schema.leafPath(l)
-      wanted.exists(w => w.length <= path.length && w.indices.forall(i => w(i) == path(i)))
-    }
-    l => l < mask.length && mask(l)
   }
 
   private def shift(reason: FallbackReason, by: Int): FallbackReason = reason match {

@@ -30,10 +30,10 @@ object MetadataDiff {
         .map { case ((x, y), i) => block(s"row group $i", x, y) }.collectFirst { case Some(d) => d })
   }
 
-  private def same(what: String, x: Any, y: Any): Option[String] =
+  private def same(what: => String, x: Any, y: Any): Option[String] =
     if (x == y) None else Some(s"$what: $x != $y")
 
-  private def block(where: String, x: BlockMetaData, y: BlockMetaData): Option[String] = {
+  private def block(where: => String, x: BlockMetaData, y: BlockMetaData): Option[String] = {
     val checks = Iterator(
       () => same(s"$where row count", x.getRowCount, y.getRowCount),
       () => same(s"$where total byte size", x.getTotalByteSize, y.getTotalByteSize),
@@ -46,7 +46,7 @@ object MetadataDiff {
     checks.map(_()).collectFirst { case Some(d) => d }
   }
 
-  private def column(where: String, x: ColumnChunkMetaData, y: ColumnChunkMetaData): Option[String] = {
+  private def column(where: => String, x: ColumnChunkMetaData, y: ColumnChunkMetaData): Option[String] = {
     val checks = Iterator(
       () => same(s"$where path", x.getPath, y.getPath),
       () => same(s"$where type", x.getPrimitiveType, y.getPrimitiveType),
@@ -71,11 +71,11 @@ object MetadataDiff {
     checks.map(_()).collectFirst { case Some(d) => d }
   }
 
-  private def index(where: String, x: IndexReference, y: IndexReference): Option[String] =
+  private def index(where: => String, x: IndexReference, y: IndexReference): Option[String] =
     if (x == null || y == null) same(where, x == null, y == null)
     else same(where, (x.getOffset, x.getLength), (y.getOffset, y.getLength))
 
-  private def encodingStats(where: String, x: EncodingStats, y: EncodingStats): Option[String] = {
+  private def encodingStats(where: => String, x: EncodingStats, y: EncodingStats): Option[String] = {
     def view(s: EncodingStats) = if (s == null) null else (
       s.getDictionaryEncodings.asScala.map(e => e -> s.getNumDictionaryPagesEncodedAs(e)).toMap,
       s.getDataEncodings.asScala.map(e => e -> s.getNumDataPagesEncodedAs(e)).toMap,
@@ -83,21 +83,21 @@ object MetadataDiff {
     same(where, view(x), view(y))
   }
 
-  private def statistics(where: String, x: Statistics[_], y: Statistics[_]): Option[String] = {
+  private def statistics(where: => String, x: Statistics[_], y: Statistics[_]): Option[String] = {
     def view(s: Statistics[_]) = if (s == null) null else (
       s.`type`(), s.isEmpty, s.hasNonNullValue, s.isNumNullsSet, s.getNumNulls,
-      if (s.hasNonNullValue) Some((s.getMinBytes.toSeq, s.getMaxBytes.toSeq)) else None, s.toString)
+      if (s.hasNonNullValue) Some((s.getMinBytes.toSeq, s.getMaxBytes.toSeq)) else None)
     same(where, view(x), view(y))
   }
 
-  private def sizeStatistics(where: String, x: SizeStatistics, y: SizeStatistics): Option[String] = {
+  private def sizeStatistics(where: => String, x: SizeStatistics, y: SizeStatistics): Option[String] = {
     def view(s: SizeStatistics) = if (s == null) null else (
       s.getType, s.getUnencodedByteArrayDataBytes, s.getRepetitionLevelHistogram,
       s.getDefinitionLevelHistogram, s.isValid)
     same(where, view(x), view(y))
   }
 
-  private def geospatial(where: String, x: GeospatialStatistics, y: GeospatialStatistics): Option[String] = {
+  private def geospatial(where: => String, x: GeospatialStatistics, y: GeospatialStatistics): Option[String] = {
     def view(s: GeospatialStatistics) = if (s == null) null else (
       Option(s.getBoundingBox).map(_.toString), Option(s.getGeospatialTypes).map(_.toString), s.isValid)
     same(where, view(x), view(y))
