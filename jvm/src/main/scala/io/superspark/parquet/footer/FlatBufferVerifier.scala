@@ -126,7 +126,7 @@ object FlatBufferVerifier {
     private def vector(pos: Int, elemSize: Int): Int = {
       need(pos, 4, "vector")
       val n = bb.getInt(pos).toLong & 0xFFFFFFFFL
-      need(pos + 4L, n * elemSize, "vector")
+      if (pos + 4L + n * elemSize > limit) fail(pos, s"vector of $n elements at $pos outside the ${limit}-byte buffer")
       n.toInt
     }
 
