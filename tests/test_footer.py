@@ -1,0 +1,121 @@
+"""The footer tools' Python API and CLI: directories, idempotence, exit codes, bad files."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from superspark import footer
+
+UUID = "bb020e68-d327-4698-a215-465ff5dc7e44"
+
+
+def _cli(*args):
+    """Runs the CLI in this process (same JVM) and returns (exit code, stdout)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = footer.main(list(args))
+    return code, out.getvalue()
+
+
+@pytest.fixture
+def spark_dir(spark, tmp_path):
+    d = str(tmp_path / "table")
+    spark.range(3000).selectExpr("id", "CAST(id AS STRING) AS s", "id % 7 AS k") \
+        .repartition(3).write.option("parquet.block.size", 8192).parquet(d)
+    return d
+
+
+def _data_files(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".parquet"))
+
+
+def test_directory_add_in_place_then_spark_reads_it(spark, spark_dir):
+    expected = sorted(spark.read.parquet(spark_dir).collect())
+    assert any(f.endswith(".crc") for f in os.listdir(spark_dir))
+    results = footer.add(spark_dir)
+    assert len(results) == 3 and {r["status"] for r in results} == {"added"}
+    # The stale Hadoop checksums of the rewritten files are gone, so Spark can read them.
+    for f in _data_files(spark_dir):
+        assert not os.path.exists(os.path.join(spark_dir, f".{f}.crc"))
+    assert sorted(spark.read.parquet(spark_dir).collect()) == expected
+    assert {r["status"] for r in footer.verify(spark_dir)} == {"valid"}
+    assert {r["status"] for r in footer.add(spark_dir)} == {"unchanged"}
+    inspected = footer.inspect(spark_dir)
+    assert [os.path.basename(r["path"]) for r in inspected] == _data_files(spark_dir)
+    assert all(r["uuid"] == UUID and r["row_groups"] >= 1 for r in inspected)
+    assert sum(r["num_rows"] for r in inspected) == 3000
+
+
+def test_output_directory_mirrors_inputs(spark_dir, tmp_path):
+    out = str(tmp_path / "out")
+    results = footer.add(spark_dir, output=out)
+    assert {r["status"] for r in results} == {"added"}
+    assert _data_files(out) == _data_files(spark_dir)
+    stripped = str(tmp_path / "stripped")
+    footer.strip(out, output=stripped)
+    for f in _data_files(spark_dir):
+        with open(os.path.join(spark_dir, f), "rb") as a, open(os.path.join(stripped, f), "rb") as b:
+            assert a.read() == b.read()
+
+
+def test_cli_exit_codes_and_json(tmp_path):
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": list(range(100)), "b": [str(i) for i in range(100)]}), f,
+                   row_group_size=30)
+    code, out = _cli("verify", f)
+    assert code == 2 and out.startswith("absent ")
+    code, out = _cli("add", f)
+    assert code == 0 and out.startswith("added ")
+    code, out = _cli("verify", f)
+    assert code == 0 and out.startswith("valid ")
+    code, out = _cli("inspect", "--json", f)
+    [r] = json.loads(out)
+    assert code == 0 and r["status"] == "present" and r["row_groups"] == 4 and r["columns"] == 2
+    assert r["size_crc"] == "ok" and r["flatbuffer_crc"] == "ok" and r["structure"] == "ok"
+    code, out = _cli("inspect", f)
+    assert "extension present" in out and UUID in out and "4 row groups, 2 columns, 100 rows" in out
+
+    # Damage one FlatBuffer byte: inspect and verify report it, readers still work.
+    size = os.path.getsize(f)
+    with open(f, "r+b") as fh:
+        fh.seek(size - 8 - r["footer_bytes"] + r["thrift_bytes"] + 10)
+        byte = fh.read(1)
+        fh.seek(-1, 1)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    code, out = _cli("verify", f)
+    assert code == 1 and out.startswith("corrupt ") and "flatbuffer_crc_mismatch" in out
+    [bad] = footer.inspect(f)
+    assert bad["status"] == "corrupt" and bad["metadata_source"] == "thrift" and bad["row_groups"] == 4
+    assert pq.read_table(f).num_rows == 100
+
+
+def test_errors_are_reported_per_file(tmp_path):
+    good = str(tmp_path / "good.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), good)
+    junk = str(tmp_path / "junk.parquet")
+    with open(junk, "wb") as fh:
+        fh.write(b"not a parquet file at all")
+    results = footer.add(good, junk)
+    assert [r["status"] for r in results] == ["added", "error"]
+    assert "no PAR1 magic" in results[1]["message"] and junk in results[1]["message"]
+    code, _ = _cli("add", junk)
+    assert code == 1
+    assert _cli("inspect", str(tmp_path / "missing.parquet"))[0] == 64
+    assert _cli("frobnicate", good)[0] == 64
+
+
+def test_module_runs_as_a_program(tmp_path):
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", f],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and p.stdout.startswith("absent "), p.stdout + p.stderr
