@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer
 
 setup:
 	./dev/setup.sh
@@ -28,3 +28,7 @@ wheel: setup
 	mkdir -p python/superspark/jars
 	cp jvm/target/scala-2.13/superspark_2.13-*.jar python/superspark/jars/
 	.venv/bin/python -m pip wheel --no-deps -w python/dist ./python
+
+# Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
+bench-footer: setup
+	.venv/bin/python bench/parquet_footer/run.py

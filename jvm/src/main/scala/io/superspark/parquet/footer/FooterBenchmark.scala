@@ -14,7 +14,7 @@ import org.apache.parquet.format.converter.ParquetMetadataConverter
  *  - full:      FooterReader.read on the extended footer (CRCs, verification, full decode)
  *  - projected: the same for 10 columns spread over the schema, all row groups
  * plus footer sizes and the time of `add` (FooterTool on a copy of the file).
- * Prints one JSON object per file.
+ * Arguments: `PATH:REPEATS...`. Prints one JSON object per file.
  */
 object FooterBenchmark {
 
@@ -33,8 +33,9 @@ object FooterBenchmark {
   }
 
   def main(args: Array[String]): Unit = {
-    val repeats = args(0).toInt
-    args.drop(1).foreach { f =>
+    args.foreach { arg =>
+      val cut = arg.lastIndexOf(':')
+      val (f, repeats) = (arg.substring(0, cut), arg.substring(cut + 1).toInt)
       val src = Paths.get(f)
       val copy = Files.createTempFile("footer-bench", ".parquet")
       Files.copy(src, copy, StandardCopyOption.REPLACE_EXISTING)

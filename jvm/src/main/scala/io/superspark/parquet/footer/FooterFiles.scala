@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel
 import java.nio.file.{Files, Path, StandardCopyOption, StandardOpenOption}
 
 import org.apache.parquet.format.Util
-import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.io.InputFile
 
 /**
@@ -89,12 +88,20 @@ object FooterFiles {
    * parquet-java makes of the Thrift footer; refuses otherwise (nothing half-right is written).
    */
   def buildFlatBuffer(path: String, thrift: Array[Byte]): Array[Byte] = {
-    val expected = try FooterReader.converter().readParquetMetadata(new ByteArrayInputStream(thrift),
-      ParquetMetadataConverter.NO_FILTER) catch {
+    // One Thrift parse serves both the conversion and parquet-java's reference result
+    // (built the way readParquetMetadata builds it, row-index offsets included).
+    val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
-    val tmd = Util.readFileMetaData(new ByteArrayInputStream(thrift))
+    val rowIndexOffsets = new java.util.IdentityHashMap[org.apache.parquet.format.RowGroup, java.lang.Long]()
+    if (tmd.getRow_groups != null) {
+      var sum = 0L
+      tmd.getRow_groups.forEach { rg => rowIndexOffsets.put(rg, sum); sum += rg.getNum_rows }
+    }
     val fbBytes = ThriftToFlatBuffer.convert(tmd)
+    val expected = try FooterReader.converter().fromParquetMetadata(tmd, null, false, rowIndexOffsets) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
+    }
     FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fbBytes)) match {
       case Left(reason) => throw new UnrepresentableFooterException(s"the FlatBuffer does not decode ($reason)")
       case Right(actual) => MetadataDiff.diff(actual, expected).foreach { d =>
