@@ -11,7 +11,7 @@ import org.apache.parquet.column.statistics.{SizeStatistics => PSizeStatistics, 
 import org.apache.parquet.column.statistics.geospatial.{BoundingBox => PBoundingBox,
   GeospatialStatistics => PGeospatialStatistics, GeospatialTypes}
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException
-import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ColumnPath,
+import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ColumnChunkProperties, ColumnPath,
   CompressionCodecName, FileMetaData => PFileMetaData, ParquetMetadata}
 import org.apache.parquet.internal.hadoop.metadata.IndexReference
 import org.apache.parquet.io.ParquetDecodingException
@@ -100,7 +100,7 @@ object FlatBufferDecoder {
   }
 
   /** Per-leaf facts decided once per file, not once per column chunk. */
-  private final class Leaf(val path: ColumnPath, val primitive: PrimitiveType, useSignedStringMinMax: Boolean) {
+  private[footer] final class Leaf(val path: ColumnPath, val primitive: PrimitiveType, useSignedStringMinMax: Boolean) {
     val width: Int = ThriftToFlatBuffer.fixedWidth(primitive.getPrimitiveTypeName match {
       case PrimitiveTypeName.BOOLEAN => fb.Type.BOOLEAN
       case PrimitiveTypeName.INT32 => fb.Type.INT32
@@ -116,6 +116,19 @@ object FlatBufferDecoder {
       if (useSignedStringMinMax && primitive.getPrimitiveTypeName == PrimitiveTypeName.BINARY &&
         isStringish(primitive.getLogicalTypeAnnotation)) Signed
       else sortOrder(primitive)
+
+    // ColumnChunkProperties.get canonicalizes (hashes path, type, codec, encodings) per call;
+    // a leaf's chunks nearly always share codec and encodings, so remember the last one.
+    private var lastProperties: ColumnChunkProperties = _
+    def properties(codec: CompressionCodecName, encodings: java.util.Set[PEncoding]): ColumnChunkProperties = {
+      val p = lastProperties
+      if (p != null && (p.getCodec eq codec) && (p.getEncodings eq encodings)) p
+      else {
+        val np = ColumnChunkProperties.get(path, primitive, codec, encodings)
+        lastProperties = np
+        np
+      }
+    }
   }
 }
 
@@ -126,13 +139,12 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
   private val createdBy: String = md.createdBy()
   private val encodingSets = new JHashMap[Integer, java.util.Set[PEncoding]]()
   private val encodingStatsCache = new JHashMap[Integer, EncodingStats]()
-  private val ignoreLegacyStats = new JHashMap[PrimitiveTypeName, java.lang.Boolean]()
+  private val chunkStatistics = new ChunkStatistics(md.getByteBuffer, createdBy)
 
   // Reused accessor objects (FlatBuffers tables are views).
   private val rgView = new fb.RowGroup()
   private val chunkView = new fb.ColumnChunk()
   private val metaView = new fb.ColumnMetadata()
-  private val statsView = new fb.Statistics()
   private val encStatView = new fb.PageEncodingStats()
 
   def decode(): ParquetMetadata = {
@@ -229,12 +241,18 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     if (m == null) throw new FooterDecodeException("column chunk without metadata")
     val codec = m.codec
     if (codec < 0 || codec >= Codecs.length) throw new FooterDecodeException(s"unknown codec $codec")
-    val stats: PStatistics[_] = statistics(m, leaf)
-    val sizeStats = sizeStatistics(m, leaf.primitive)
-    val geoStats = geospatialStatistics(m)
-    val col = ColumnChunkMetaData.get(leaf.path, leaf.primitive, Codecs(codec), encodingStats(m), encodings(m),
-      stats, m.dataPageOffset, m.dictionaryPageOffset, if (m.hasNumValues) m.numValues else rowGroupRows,
-      m.totalCompressedSize, m.totalUncompressedSize, sizeStats, geoStats)
+    val metaPos = FbAccess.pos(m)
+    val valueCount = if (m.hasNumValues) m.numValues else rowGroupRows
+    val col = if (projection.lazyStatistics) {
+      new LazyColumnChunkMetaData(encodingStats(m), leaf.properties(Codecs(codec), encodings(m)), m.dataPageOffset,
+        m.dictionaryPageOffset, valueCount, m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics,
+        metaPos, leaf)
+    } else {
+      ColumnChunkMetaData.get(leaf.path, leaf.primitive, Codecs(codec), encodingStats(m), encodings(m),
+        chunkStatistics.statistics(metaPos, leaf), m.dataPageOffset, m.dictionaryPageOffset, valueCount,
+        m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics.sizeStatistics(metaPos, leaf.primitive),
+        chunkStatistics.geospatialStatistics(metaPos))
+    }
     col.setRowGroupOrdinal(rowGroupOrdinal)
     if (m.hasBloomFilterOffset) col.setBloomFilterOffset(m.bloomFilterOffset)
     if (m.hasBloomFilterLength) col.setBloomFilterLength(m.bloomFilterLength)
@@ -300,6 +318,18 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     stats
   }
 
+}
+
+/**
+ * Statistics, size and geospatial statistics of one column chunk, from the position of its
+ * ColumnMetadata table, with parquet-java's rules (ParquetMetadataConverter 1.17,
+ * fromParquetStatistics). Thread-safe (fresh views per call): lazy chunks call it later.
+ */
+private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
+  import FlatBufferDecoder._
+
+  private val ignoreLegacyStats = new java.util.concurrent.ConcurrentHashMap[PrimitiveTypeName, java.lang.Boolean]()
+
   // ---- statistics ----
 
   private def bigEndianBytes(lo8: Long, hi8: Long, out: Array[Byte], at: Int, len: Int): Unit = {
@@ -354,19 +384,14 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     if (vec < 0) null else FbAccess.bytes(s.getByteBuffer, vec, NoBytes)
   }
 
-  private def ignoreLegacy(p: PrimitiveTypeName): Boolean = {
-    var v = ignoreLegacyStats.get(p)
-    if (v == null) {
-      v = CorruptStatistics.shouldIgnoreStatistics(createdBy, p)
-      ignoreLegacyStats.put(p, v)
-    }
-    v
-  }
+  private def ignoreLegacy(p: PrimitiveTypeName): Boolean =
+    ignoreLegacyStats.computeIfAbsent(p, t => CorruptStatistics.shouldIgnoreStatistics(createdBy, t))
 
   /** As ParquetMetadataConverter.fromParquetStatistics(createdBy, statistics, type). */
-  private def statistics(m: fb.ColumnMetadata, leaf: Leaf): PStatistics[_] = {
+  def statistics(metadataPosition: Int, leaf: Leaf): PStatistics[_] = {
+    val m = new fb.ColumnMetadata().__assign(metadataPosition, bb)
     val builder = PStatistics.getBuilderForReading(leaf.primitive)
-    val s = m.statistics(statsView)
+    val s = m.statistics(new fb.Statistics())
     if (s != null) {
       val prefixVec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), 24)
       val prefix = if (prefixVec < 0) NoBytes else FbAccess.bytes(s.getByteBuffer, prefixVec, NoBytes)
@@ -394,10 +419,9 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     builder.build()
   }
 
-  private def sizeStatistics(m: fb.ColumnMetadata, t: PrimitiveType): PSizeStatistics = {
-    val s = m.sizeStatistics()
+  def sizeStatistics(metadataPosition: Int, t: PrimitiveType): PSizeStatistics = {
+    val s = new fb.ColumnMetadata().__assign(metadataPosition, bb).sizeStatistics()
     if (s == null) return null
-    val bb = s.getByteBuffer
     val pos = FbAccess.pos(s)
     val rep = FbAccess.vector(bb, pos, 6)
     val defs = FbAccess.vector(bb, pos, 8)
@@ -405,8 +429,8 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
       if (rep < 0) null else FbAccess.longs(bb, rep), if (defs < 0) null else FbAccess.longs(bb, defs))
   }
 
-  private def geospatialStatistics(m: fb.ColumnMetadata): PGeospatialStatistics = {
-    val g = m.geospatialStatistics()
+  def geospatialStatistics(metadataPosition: Int): PGeospatialStatistics = {
+    val g = new fb.ColumnMetadata().__assign(metadataPosition, bb).geospatialStatistics()
     if (g == null) return null
     val x = g.bbox()
     val bbox = if (x == null) null else new PBoundingBox(x.xmin, x.xmax, x.ymin, x.ymax,

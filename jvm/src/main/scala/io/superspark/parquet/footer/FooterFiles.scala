@@ -111,9 +111,22 @@ object FooterFiles {
     fbBytes
   }
 
+  /**
+   * Largest footer other readers accept: parquet-java reads the footer as one Thrift message
+   * of at most 100 MiB by default (Arrow C++ caps one binary field at 100 MB). An extension
+   * that pushes a footer past it would make the file unreadable for them, so it is refused.
+   */
+  val MaxFooterBytes: Long = 100L * 1024 * 1024
+
   /** The new tail (footer + length + magic) with the extension. */
-  def extendedTail(path: String, thrift: Array[Byte]): Array[Byte] =
-    withLengthAndMagic(FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift)))
+  def extendedTail(path: String, thrift: Array[Byte]): Array[Byte] = {
+    val footer = FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift))
+    if (footer.length > MaxFooterBytes) {
+      throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
+        s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
+    }
+    withLengthAndMagic(footer)
+  }
 
   def withLengthAndMagic(footer: Array[Byte]): Array[Byte] = {
     val out = java.util.Arrays.copyOf(footer, footer.length + 8)

@@ -67,7 +67,9 @@ object MetadataDiff {
       () => same(s"$where bloom filter length", x.getBloomFilterLength, y.getBloomFilterLength),
       () => index(s"$where column index", x.getColumnIndexReference, y.getColumnIndexReference),
       () => index(s"$where offset index", x.getOffsetIndexReference, y.getOffsetIndexReference),
-      () => same(s"$where class", x.getClass, y.getClass))
+      () => same(s"$where starting position", x.getStartingPos, y.getStartingPos),
+      () => same(s"$where has dictionary page", x.hasDictionaryPage, y.hasDictionaryPage),
+      () => same(s"$where encrypted", x.isEncrypted, y.isEncrypted))
     checks.map(_()).collectFirst { case Some(d) => d }
   }
 

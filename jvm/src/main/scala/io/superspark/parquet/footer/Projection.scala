@@ -26,11 +26,14 @@ object RowGroupSelection {
  *                 and each row group only their column chunks. Unknown paths select nothing.
  * @param rowGroups which row groups.
  * @param useSignedStringMinMax as parquet-java's `parquet.strings.signed-min-max.enabled`.
+ * @param lazyStatistics decode each chunk's statistics, size and geospatial statistics from
+ *                 the FlatBuffer on first access (same values) instead of up front.
  */
 final case class Projection(
     columns: Option[Seq[Seq[String]]] = None,
     rowGroups: RowGroupSelection = RowGroupSelection.All,
-    useSignedStringMinMax: Boolean = false) {
+    useSignedStringMinMax: Boolean = false,
+    lazyStatistics: Boolean = true) {
   def isFull: Boolean = columns.isEmpty
 }
 

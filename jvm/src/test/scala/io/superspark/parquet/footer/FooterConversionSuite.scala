@@ -53,10 +53,30 @@ class FooterConversionSuite extends SparkSessionSuite {
     files.foreach { f =>
       val footer = FooterFiles.readFooter(f)
       val expected = FooterReader.thrift(footer)
-      val actual = decoded(flatBufferOf(footer))
-      assert(MetadataDiff.diff(actual, expected).isEmpty, s"$f: ${MetadataDiff.diff(actual, expected)}")
-      assert(ParquetMetadata.toJSON(actual) == ParquetMetadata.toJSON(expected), f.toString)
+      val buf = flatBufferOf(footer)
+      Seq(Projection.Full, Projection(lazyStatistics = false)).foreach { p =>
+        val actual = decoded(buf, p)
+        assert(MetadataDiff.diff(actual, expected).isEmpty, s"$f $p: ${MetadataDiff.diff(actual, expected)}")
+        // As JSON trees: the lazy chunk class declares its getters in another order.
+        val json = new com.fasterxml.jackson.databind.ObjectMapper()
+        assert(json.readTree(ParquetMetadata.toJSON(actual)) == json.readTree(ParquetMetadata.toJSON(expected)),
+          s"$f $p")
+      }
     }
+  }
+
+  test("lazy statistics equal eager ones, from any thread") {
+    val footer = FooterFiles.readFooter(files.head)
+    val lazyMd = decoded(flatBufferOf(footer))
+    val chunks = lazyMd.getBlocks.asScala.flatMap(_.getColumns.asScala).toIndexedSeq
+    assert(chunks.forall(_.isInstanceOf[LazyColumnChunkMetaData]))
+    val expected = FooterReader.thrift(footer).getBlocks.asScala.flatMap(_.getColumns.asScala).toIndexedSeq
+    val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+    try {
+      val futures = chunks.indices.map(i => pool.submit(() => chunks(i).getStatistics.toString))
+      futures.zip(expected).foreach { case (f, e) => assert(f.get == e.getStatistics.toString) }
+    } finally pool.shutdown()
+    assert(chunks.map(_.getStatistics).zip(expected.map(_.getStatistics)).forall { case (a, b) => a == b })
   }
 
   test("MetadataDiff notices a difference") {
