@@ -10,10 +10,13 @@
 # has FLATBUFFERS_25_2_10), so this script rewrites exactly that one call to the runtime we
 # build against. Nothing else is touched: the wire format and the accessors flatc 2.0.8
 # generates only use runtime methods 25.2.10 still has (the build compiles them).
+#
+# Usage: dev/gen-footer-fbs.sh [OUT_DIR]   (default: jvm/src/main/java; the tests pass a
+# temporary folder to check that the committed classes match the schema).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 schema="$root/jvm/src/main/fbs/parquet3.fbs"
-out="$root/jvm/src/main/java"
+out="${1:-$root/jvm/src/main/java}"
 pkg_dir="$out/io/superspark/parquet/footer/fbs"
 expected="flatc version 2.0.8"
 version="$(flatc --version 2>/dev/null || true)"
@@ -34,4 +37,4 @@ if grep -rq 'FLATBUFFERS_2_0_8' "$pkg_dir"; then
   echo "dev/gen-footer-fbs.sh: version call left unrewritten" >&2
   exit 1
 fi
-echo "generated $(ls "$pkg_dir" | wc -l) classes in ${pkg_dir#$root/} (flatc 2.0.8, runtime 25.2.10)"
+echo "generated $(ls "$pkg_dir" | wc -l) classes in $pkg_dir (flatc 2.0.8, runtime 25.2.10)"

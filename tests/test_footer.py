@@ -119,3 +119,26 @@ def test_module_runs_as_a_program(tmp_path):
     p = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", f],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and p.stdout.startswith("absent "), p.stdout + p.stderr
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GENERATED = os.path.join(REPO, "jvm", "src", "main", "java", "io", "superspark", "parquet", "footer", "fbs")
+
+
+def test_generated_classes_target_the_runtime_version():
+    sources = [os.path.join(GENERATED, f) for f in os.listdir(GENERATED)]
+    assert len(sources) >= 25
+    text = "".join(open(f).read() for f in sources)
+    assert "FLATBUFFERS_2_0_8" not in text
+    assert text.count("Constants.FLATBUFFERS_25_2_10()") == text.count("ValidateVersion()") > 0
+
+
+@pytest.mark.skipif(shutil.which("flatc") is None, reason="flatc (Debian flatbuffers-compiler) not installed")
+def test_generated_classes_match_the_schema(tmp_path):
+    subprocess.run([os.path.join(REPO, "dev", "gen-footer-fbs.sh"), str(tmp_path)], check=True,
+                   capture_output=True, timeout=120)
+    fresh = os.path.join(str(tmp_path), "io", "superspark", "parquet", "footer", "fbs")
+    assert sorted(os.listdir(fresh)) == sorted(os.listdir(GENERATED))
+    for f in os.listdir(fresh):
+        with open(os.path.join(fresh, f)) as a, open(os.path.join(GENERATED, f)) as b:
+            assert a.read() == b.read(), f
