@@ -34,6 +34,25 @@ final case class FooterReadResult(metadata: ParquetMetadata, source: FooterSourc
  */
 object FooterReader {
 
+  private lazy val log = org.slf4j.LoggerFactory.getLogger(getClass)
+
+  /**
+   * For readers (e.g. a Spark scan): the `ParquetMetadata` of a file, from its FlatBuffer
+   * footer when usable, else from Thrift with a logged warning saying why (an error with
+   * `strict`). The metadata keeps the footer bytes alive while chunks decode their
+   * statistics lazily.
+   */
+  def readParquetMetadata(file: org.apache.parquet.io.InputFile, projection: Projection = Projection.Full,
+      strict: Boolean = false): ParquetMetadata = {
+    val footer = FooterFiles.readFooter(file)
+    val result = read(footer, projection, strict)
+    result.fallback.foreach { reason =>
+      log.warn(s"${footer.path}: FlatBuffer footer not used (footer at byte ${footer.footerOffset}), " +
+        s"read the Thrift footer instead: $reason")
+    }
+    result.metadata
+  }
+
   def read(footer: FooterBytes, projection: Projection = Projection.Full, strict: Boolean = false): FooterReadResult = {
     FooterLayout.locate(footer.footer) match {
       case FooterLayout.Absent => FooterReadResult(thrift(footer, projection), FooterSource.Thrift, None)

@@ -125,6 +125,34 @@ class FooterConversionSuite extends SparkSessionSuite {
     }
   }
 
+  test("range selection without row-group total_compressed_size (sums every chunk)") {
+    val footer = FooterFiles.readFooter(files.head)
+    val tmd = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(footer.footer))
+    tmd.getRow_groups.forEach(_.unsetTotal_compressed_size())
+    val out = new java.io.ByteArrayOutputStream()
+    org.apache.parquet.format.Util.writeFileMetaData(tmd, out)
+    val legacy = footer.copy(footer = out.toByteArray)
+    val buf = flatBufferOf(legacy)
+    val len = footer.fileLength
+    Seq((0L, len / 2), (len / 2, len)).foreach { case (s, e) =>
+      val p = Projection(columns = Some(Seq(Seq("f"))), rowGroups = RowGroupSelection.Range(s, e))
+      val actual = decoded(buf, p)
+      val expected = FooterReader.thrift(legacy, p)
+      assert(actual.getBlocks.size > 0)
+      assert(MetadataDiff.diff(actual, expected).isEmpty, MetadataDiff.diff(actual, expected))
+    }
+  }
+
+  test("readParquetMetadata on a parquet-java InputFile") {
+    val conf = new org.apache.hadoop.conf.Configuration()
+    val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+      new org.apache.hadoop.fs.Path(files.head.toUri), conf)
+    val md = FooterReader.readParquetMetadata(input, Projection(columns = Some(Seq(Seq("s")))))
+    assert(md.getFileMetaData.getSchema.getColumns.size == 1)
+    assert(MetadataDiff.diff(md, FooterReader.project(FooterReader.thrift(FooterFiles.readFooter(files.head)),
+      Projection(columns = Some(Seq(Seq("s")))))).isEmpty)
+  }
+
   test("signed string min/max option matches parquet-java's") {
     val footer = FooterFiles.readFooter(files.head)
     val p = Projection(useSignedStringMinMax = true)
