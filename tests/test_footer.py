@@ -142,3 +142,66 @@ def test_generated_classes_match_the_schema(tmp_path):
     for f in os.listdir(fresh):
         with open(os.path.join(fresh, f)) as a, open(os.path.join(GENERATED, f)) as b:
             assert a.read() == b.read(), f
+
+
+def _uleb(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _split(data):
+    import struct
+
+    assert data[-4:] == b"PAR1"
+    (n,) = struct.unpack("<I", data[-8:-4])
+    return data[:-8 - n], data[-8 - n:-8]
+
+
+def test_add_writes_the_spec_layout_checked_independently(tmp_path):
+    import struct
+    import uuid
+    import zlib
+
+    src = str(tmp_path / "src.parquet")
+    pq.write_table(pa.table({"a": list(range(1000)), "s": [f"v{i}" for i in range(1000)]}), src,
+                   row_group_size=100)
+    dst = str(tmp_path / "dst.parquet")
+    footer.add(src, output=dst)
+    original, new = open(src, "rb").read(), open(dst, "rb").read()
+    body, thrift = _split(original)
+    body2, ext_footer = _split(new)
+    assert body2 == body  # data pages untouched
+    assert ext_footer[-1] == 0
+    assert uuid.UUID(bytes=ext_footer[-17:-1]) == uuid.UUID(UUID)
+    fb_crc, k, k_crc = struct.unpack("<III", ext_footer[-29:-17])
+    assert k_crc == zlib.crc32(struct.pack("<I", k))
+    fb = ext_footer[-29 - k:-29]
+    assert fb_crc == zlib.crc32(fb)
+    header = b"\x08\xff\xff\x01" + _uleb(k + 28)
+    prefix_len = len(ext_footer) - 29 - k - len(header)
+    assert ext_footer[prefix_len:prefix_len + len(header)] == header
+    assert ext_footer[:prefix_len] + b"\x00" == thrift
+
+
+def test_add_refuses_a_foreign_field_32767_extension(tmp_path):
+    import struct
+
+    f = str(tmp_path / "foreign.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    body, thrift = _split(open(f, "rb").read())
+    payload = b"someone else's extension" + bytes(16)
+    new = thrift[:-1] + b"\x08\xff\xff\x01" + _uleb(len(payload)) + payload + b"\x00"
+    with open(f, "wb") as fh:
+        fh.write(body + new + struct.pack("<I", len(new)) + b"PAR1")
+    assert pq.read_table(f).column("a").to_pylist() == [1, 2, 3]  # other readers skip it
+    [r] = footer.add(f)
+    assert r["status"] == "refused" and "field-32767" in r["message"], r
+    [i] = footer.inspect(f)
+    assert i["status"] == "absent" and i["row_groups"] == 1

@@ -120,6 +120,13 @@ object FooterFiles {
 
   /** The new tail (footer + length + magic) with the extension. */
   def extendedTail(path: String, thrift: Array[Byte]): Array[Byte] = {
+    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
+    }
+    if (foreign) {
+      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
+        "ours (unknown UUID); the extension mechanism allows only one")
+    }
     val footer = FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift))
     if (footer.length > MaxFooterBytes) {
       throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +

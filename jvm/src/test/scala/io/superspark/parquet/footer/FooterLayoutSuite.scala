@@ -103,4 +103,12 @@ class FooterLayoutSuite extends AnyFunSuite {
   test("file tail: footer length LE and PAR1") {
     assert(show(FooterLayout.tail(0x01020304)) == "04 03 02 01 50 41 52 31")
   }
+
+  test("a Thrift reader sees the appended field; ThriftFields finds it in foreign extensions") {
+    assert(!ThriftFields.hasExtensionField(thrift))
+    assert(ThriftFields.hasExtensionField(expected))
+    val foreign = FooterLayout.appendField(thrift, Array.fill[Byte](40)(3))
+    assert(FooterLayout.locate(foreign) == FooterLayout.Absent)
+    assert(ThriftFields.hasExtensionField(foreign))
+  }
 }
