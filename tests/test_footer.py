@@ -205,3 +205,23 @@ def test_add_refuses_a_foreign_field_32767_extension(tmp_path):
     assert r["status"] == "refused" and "field-32767" in r["message"], r
     [i] = footer.inspect(f)
     assert i["status"] == "absent" and i["row_groups"] == 1
+
+
+def test_damaged_extension_is_repaired_by_add_and_removed_by_strip(tmp_path):
+    orig = str(tmp_path / "orig.parquet")
+    pq.write_table(pa.table({"a": list(range(500))}), orig, row_group_size=100)
+    f = str(tmp_path / "f.parquet")
+    footer.add(orig, output=f)
+    [r] = footer.inspect(f)
+    data = bytearray(open(f, "rb").read())
+    # Flip a byte inside the FlatBuffer: CRC mismatch, sizes intact.
+    data[len(data) - 8 - r["footer_bytes"] + r["thrift_bytes"] + 20] ^= 0x55
+    open(f, "wb").write(bytes(data))
+    assert footer.verify(f)[0]["status"] == "corrupt"
+    damaged = bytes(data)
+    [a] = footer.add(f)
+    assert a["status"] == "added" and footer.verify(f)[0]["status"] == "valid"
+    open(f, "wb").write(damaged)
+    [s] = footer.strip(f)
+    assert s["status"] == "stripped"
+    assert open(f, "rb").read() == open(orig, "rb").read()

@@ -78,9 +78,18 @@ object FooterFiles {
   def thriftFooter(footer: FooterBytes): Array[Byte] = FooterLayout.locate(footer.footer) match {
     case FooterLayout.Present(ext) => ext.thriftFooter(footer.footer)
     case FooterLayout.Absent => footer.footer
-    case FooterLayout.Corrupt(reason) => throw new ParquetFooterException(
-      s"${footer.path}: carries a damaged footer extension (footer at byte ${footer.footerOffset}): $reason; " +
-        "its Thrift part cannot be delimited without the sizes")
+    case FooterLayout.Corrupt(reason) =>
+      // Our UUID, damaged sizes or CRCs: delimit the field by parsing the Thrift instead.
+      val field = try ThriftFields.extensionField(footer.footer) catch { case _: Exception => None }
+      field match {
+        case Some((at, true)) =>
+          val out = java.util.Arrays.copyOf(footer.footer, at + 1)
+          out(at) = 0
+          out
+        case _ => throw new ParquetFooterException(
+          s"${footer.path}: carries a damaged footer extension (footer at byte ${footer.footerOffset}): $reason; " +
+            "its Thrift part cannot be delimited")
+      }
   }
 
   /**

@@ -171,7 +171,10 @@ object FooterTool {
 
   private def stripFile(p: Path, out: Option[Path]): JMap[String, Any] = {
     val footer = FooterFiles.readFooter(p)
-    val present = located(footer).isInstanceOf[FooterLayout.Present]
+    val present = located(footer) match {
+      case FooterLayout.Absent => false
+      case _ => true // present, or damaged (delimited through the Thrift fields)
+    }
     val thrift = FooterFiles.thriftFooter(footer)
     if (present || out.isDefined) FooterFiles.rewriteTail(p, footer, FooterFiles.withLengthAndMagic(thrift), out)
     result(out.getOrElse(p), if (present) "stripped" else "unchanged", "source" -> p.toString,

@@ -20,21 +20,31 @@ object ThriftFields {
   private val Stop: Byte = 0
   private val Binary: Byte = 11
 
-  def hasExtensionField(struct: Array[Byte]): Boolean = {
+  def hasExtensionField(struct: Array[Byte]): Boolean = extensionField(struct).isDefined
+
+  /**
+   * Where a top-level field 32767 (binary) starts, and whether it is the struct's last field
+   * (then the struct without it is its bytes before the field plus a stop byte).
+   */
+  def extensionField(struct: Array[Byte]): Option[(Int, Boolean)] = {
     val conf = new TConfiguration(Int.MaxValue, TConfiguration.DEFAULT_MAX_FRAME_SIZE,
       TConfiguration.DEFAULT_RECURSION_DEPTH)
-    val protocol = new TCompactProtocol(new TIOStreamTransport(conf, new ByteArrayInputStream(struct)))
+    val in = new ByteArrayInputStream(struct)
+    val protocol = new TCompactProtocol(new TIOStreamTransport(conf, in))
     protocol.readStructBegin()
-    var found = false
+    var found: Option[Int] = None
+    var last = false
     var done = false
     while (!done) {
+      val at = struct.length - in.available()
       val field = protocol.readFieldBegin()
       if (field.`type` == Stop) done = true
       else {
-        if (field.`type` == Binary && ExtensionFieldIds(field.id)) found = true
+        last = false
+        if (field.`type` == Binary && ExtensionFieldIds(field.id)) { found = Some(at); last = true }
         TProtocolUtil.skip(protocol, field.`type`)
       }
     }
-    found
+    found.map(at => (at, last))
   }
 }
