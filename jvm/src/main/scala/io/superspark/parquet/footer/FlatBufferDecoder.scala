@@ -3,14 +3,12 @@ package io.superspark.parquet.footer
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.{Collections, HashMap => JHashMap, HashSet => JHashSet}
 
-import scala.collection.mutable
 
 import org.apache.parquet.CorruptStatistics
 import org.apache.parquet.column.{Encoding => PEncoding, EncodingStats}
 import org.apache.parquet.column.statistics.{SizeStatistics => PSizeStatistics, Statistics => PStatistics}
 import org.apache.parquet.column.statistics.geospatial.{BoundingBox => PBoundingBox,
   GeospatialStatistics => PGeospatialStatistics, GeospatialTypes}
-import org.apache.parquet.crypto.ParquetCryptoRuntimeException
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ColumnChunkProperties, ColumnPath,
   CompressionCodecName, FileMetaData => PFileMetaData, ParquetMetadata}
 import org.apache.parquet.internal.hadoop.metadata.IndexReference
