@@ -386,6 +386,18 @@ private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
     ignoreLegacyStats.computeIfAbsent(p, t => CorruptStatistics.shouldIgnoreStatistics(createdBy, t))
 
   /** As ParquetMetadataConverter.fromParquetStatistics(createdBy, statistics, type). */
+  /**
+   * The Thrift Statistics byte fields as stored: (min_value, max_value, min, max), each null
+   * when absent. For checking the FlatBuffer against a Thrift footer field by field.
+   */
+  def storedValues(s: fb.Statistics, leaf: Leaf): Array[Array[Byte]] = {
+    val prefixVec = FbAccess.vector(bb, FbAccess.pos(s), 24)
+    val prefix = if (prefixVec < 0) NoBytes else FbAccess.bytes(bb, prefixVec, NoBytes)
+    val min = value(s, isMin = true, leaf, prefix)
+    val max = value(s, isMin = false, leaf, prefix)
+    Array(min, max, legacy(s, isMin = true, min), legacy(s, isMin = false, max))
+  }
+
   def statistics(metadataPosition: Int, leaf: Leaf): PStatistics[_] = {
     val m = new fb.ColumnMetadata().__assign(metadataPosition, bb)
     val builder = PStatistics.getBuilderForReading(leaf.primitive)

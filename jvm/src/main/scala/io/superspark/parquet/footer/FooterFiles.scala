@@ -113,9 +113,10 @@ object FooterFiles {
     }
     FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fbBytes)) match {
       case Left(reason) => throw new UnrepresentableFooterException(s"the FlatBuffer does not decode ($reason)")
-      case Right(actual) => MetadataDiff.diff(actual, expected).foreach { d =>
-        throw new UnrepresentableFooterException(s"the FlatBuffer would differ from the Thrift footer: $d")
-      }
+      case Right(actual) =>
+        MetadataDiff.diff(actual, expected).orElse(ThriftDiff.diff(tmd, ByteBuffer.wrap(fbBytes))).foreach { d =>
+          throw new UnrepresentableFooterException(s"the FlatBuffer would differ from the Thrift footer: $d")
+        }
     }
     fbBytes
   }

@@ -137,7 +137,9 @@ object FooterTool {
         FooterReader.decodeFlatBuffer(buf) match {
           case Left(reason) => result(p, "corrupt", "reason" -> reason.toString)
           case Right(fromFlatBuffer) =>
-            MetadataDiff.diff(fromFlatBuffer, FooterReader.thrift(footer)) match {
+            val thrift = org.apache.parquet.format.Util.readFileMetaData(
+              new java.io.ByteArrayInputStream(ext.thriftFooter(footer.footer)))
+            MetadataDiff.diff(fromFlatBuffer, FooterReader.thrift(footer)).orElse(ThriftDiff.diff(thrift, buf)) match {
               case Some(d) => result(p, "mismatch", "reason" -> d)
               case None => result(p, "valid", "flatbuffer_bytes" -> ext.flatBufferLength,
                 "thrift_bytes" -> (ext.thriftPrefixLength + 1))

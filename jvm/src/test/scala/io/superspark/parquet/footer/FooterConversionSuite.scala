@@ -79,6 +79,28 @@ class FooterConversionSuite extends SparkSessionSuite {
     assert(chunks.map(_.getStatistics).zip(expected.map(_.getStatistics)).forall { case (a, b) => a == b })
   }
 
+  test("fields ParquetMetadata does not carry match the Thrift footer (ThriftDiff)") {
+    files.foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val tmd = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(footer.footer))
+      assert(ThriftDiff.diff(tmd, flatBufferOf(footer)).isEmpty, s"$f: ${ThriftDiff.diff(tmd, flatBufferOf(footer))}")
+    }
+    val footer = FooterFiles.readFooter(files.head)
+    val buf = flatBufferOf(footer)
+    def changed(edit: org.apache.parquet.format.FileMetaData => Unit): Option[String] = {
+      val tmd = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(footer.footer))
+      edit(tmd)
+      ThriftDiff.diff(tmd, buf)
+    }
+    def meta(tmd: org.apache.parquet.format.FileMetaData, c: Int) = tmd.getRow_groups.get(1).getColumns.get(c).getMeta_data
+    assert(changed(_.setVersion(7)).exists(_.contains("version")))
+    assert(changed(t => meta(t, 5).getStatistics.setDistinct_count(3)).exists(_.contains("distinct_count")))
+    assert(changed(t => meta(t, 5).getStatistics.setMin(Array[Byte](9))).exists(_.contains(" min:")))
+    assert(changed(t => meta(t, 10).getStatistics.setMax_value("zz".getBytes)).exists(_.contains("max_value")))
+    assert(changed(t => meta(t, 3).setIndex_page_offset(77)).exists(_.contains("index_page_offset")))
+    assert(changed(_.getRow_groups.get(2).unsetFile_offset()).exists(_.contains("file_offset")))
+  }
+
   test("MetadataDiff notices a difference") {
     val f = files.head
     val footer = FooterFiles.readFooter(f)
