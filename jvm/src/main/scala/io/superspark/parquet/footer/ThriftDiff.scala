@@ -19,6 +19,10 @@ import io.superspark.parquet.footer.{fbs => fb}
  */
 object ThriftDiff {
 
+  /** Only the physical type matters for how statistics bytes are stored. */
+  private val leaves =
+    new java.util.concurrent.ConcurrentHashMap[org.apache.parquet.format.Type, FlatBufferDecoder.Leaf]()
+
   private def same(what: => String, x: Any, y: Any): Option[String] =
     if (x == y) None else Some(s"$what: $x (Thrift) != $y (FlatBuffer)")
 
@@ -94,13 +98,15 @@ object ThriftDiff {
     case (None, None) => None
     case (Some(_), None) | (None, Some(_)) => same(where, t.isDefined, f.isDefined)
     case (Some(ts), Some(fs)) =>
-      val primitive = PrimitiveTypeName.values().find(_.name == (physical match {
-        case org.apache.parquet.format.Type.BYTE_ARRAY => "BINARY"
-        case other => other.name
-      })).get
-      val length = if (primitive == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) 1 else 0
-      val ptype: PrimitiveType = Types.primitive(primitive, Repetition.OPTIONAL).length(length).named("x")
-      val leaf = new FlatBufferDecoder.Leaf(null, ptype, false)
+      val leaf = leaves.computeIfAbsent(physical, _ => {
+        val primitive = PrimitiveTypeName.values().find(_.name == (physical match {
+          case org.apache.parquet.format.Type.BYTE_ARRAY => "BINARY"
+          case other => other.name
+        })).get
+        val length = if (primitive == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) 1 else 0
+        val ptype: PrimitiveType = Types.primitive(primitive, Repetition.OPTIONAL).length(length).named("x")
+        new FlatBufferDecoder.Leaf(null, ptype, false)
+      })
       val Array(min, max, lmin, lmax) = stats.storedValues(fs, leaf)
       def b(set: Boolean, v: => Array[Byte]) = if (set) bytes(v) else None
       Iterator(
