@@ -35,12 +35,12 @@ object FooterFiles {
     }
     val length = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
     val offset = fileLength - 8 - length
-    if (length > Int.MaxValue - 16) {
-      throw new ParquetFooterException(s"$path: footer length $length (at byte ${fileLength - 8}) is not supported")
-    }
     if (offset < 4) {
       throw new ParquetFooterException(
         s"$path: footer length $length (at byte ${fileLength - 8}) exceeds the $fileLength-byte file")
+    }
+    if (length > Int.MaxValue - 16) {
+      throw new ParquetFooterException(s"$path: footer length $length (at byte ${fileLength - 8}) is not supported")
     }
     FooterBytes(path, fileLength, offset, readAt(offset, length.toInt))
   }
