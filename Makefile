@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer
 
 setup:
 	./dev/setup.sh
@@ -28,6 +28,13 @@ wheel: setup
 	mkdir -p python/superspark/jars
 	cp jvm/target/scala-2.13/superspark_2.13-*.jar python/superspark/jars/
 	.venv/bin/python -m pip wheel --no-deps -w python/dist ./python
+
+bench-arrow: setup
+	bench/arrow/run.sh
+
+bench-bsup: setup
+	./dev/sbt bsupBenchJars
+	.venv/bin/python bench/bsup/bench.py
 
 # Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
 bench-footer: setup

@@ -71,3 +71,19 @@ lazy val root = (project in file("."))
     Test / parallelExecution := false,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
   )
+
+// ---- bsup benchmark only: Spark's Avro source (not bundled in pyspark), from Maven Central,
+// on a bench-only classpath; never on the compile/test classpath nor in the jar. 4.3.0 is not
+// published on Maven Central (checked 2026-11-21); 4.1.1, the newest there, loads in Spark 4.3.0.
+lazy val BsupBench = config("bsupbench").hide
+lazy val bsupBenchJars = taskKey[Unit]("Copy the bsup benchmark's extra jars (spark-avro) to bench/out/jars")
+ThisBuild / bsupBenchJars := {}
+root / ivyConfigurations += BsupBench
+root / libraryDependencies += ("org.apache.spark" %% "spark-avro" % "4.1.1" % BsupBench).intransitive()
+root / bsupBenchJars := {
+  val jars = (root / update).value.select(configurationFilter(BsupBench.name))
+  val dir = (root / baseDirectory).value / "bench" / "out" / "jars"
+  IO.createDirectory(dir)
+  jars.foreach(j => IO.copyFile(j, dir / j.getName))
+  streams.value.log.info(s"bsup bench jars in $dir: ${jars.map(_.getName).mkString(", ")}")
+}

@@ -1,0 +1,106 @@
+"""bsup (Super Binary, lz4) vs Spark's avro (snappy) vs json: the same 1M+ mixed records,
+written and read side by side in one run. Prints rows/s (medians of repeats) and ratio= lines.
+
+    make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=5 by default
+"""
+
+import glob
+import os
+import shutil
+import statistics
+import sys
+import time
+
+import superspark
+from pyspark.sql import functions as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "bench", "out", "bsup")
+ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+
+avro_jars = glob.glob(os.path.join(ROOT, "bench", "out", "jars", "spark-avro_*.jar"))
+if not avro_jars:
+    sys.exit("spark-avro jar missing: run `./dev/sbt bsupBenchJars` (make bench-bsup does)")
+
+spark = superspark.session("bench-bsup", master="local[2]", **{
+    "spark.jars": avro_jars[0],
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.avro.compression.codec": "snappy",
+    "spark.sql.session.timeZone": "UTC",
+})
+spark.sparkContext.setLogLevel("ERROR")
+
+
+def data():
+    id_ = F.col("id")
+    return spark.range(0, ROWS, 1, 2).select(
+        id_,
+        (id_ % 1000).cast("int").alias("i"),
+        F.concat(F.lit("user-"), (id_ * 7919 % 100003).cast("string")).alias("s"),
+        F.timestamp_seconds(F.lit(1_700_000_000) + id_).alias("ts"),
+        (id_ / 3.0).alias("d"),
+        F.struct((id_ % 7).cast("int").alias("a"), F.concat(F.lit("n"), (id_ % 13).cast("string")).alias("b")).alias("nested"),
+        F.array((id_ % 5).cast("int"), (id_ % 11).cast("int"), (id_ % 17).cast("int")).alias("arr"),
+    )
+
+
+FORMATS = {
+    "bsup": {"compression": "lz4"},
+    "avro": {"compression": "snappy"},
+    "json": {},
+}
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main():
+    shutil.rmtree(OUT, ignore_errors=True)
+    df = data()
+    schema = df.schema
+    paths = {f: os.path.join(OUT, f) for f in FORMATS}
+
+    def reader(fmt):
+        r = spark.read.format(fmt)
+        return r.schema(schema) if fmt == "json" else r
+
+    jobs = {}
+    for fmt, opts in FORMATS.items():
+        jobs[(fmt, "write")] = lambda fmt=fmt, opts=opts: \
+            df.write.format(fmt).options(**opts).mode("overwrite").save(paths[fmt])
+        jobs[(fmt, "read_full")] = lambda fmt=fmt: \
+            reader(fmt).load(paths[fmt]).write.format("noop").mode("overwrite").save()
+        jobs[(fmt, "read_2cols")] = lambda fmt=fmt: \
+            reader(fmt).load(paths[fmt]).select("id", "s").write.format("noop").mode("overwrite").save()
+    # Warm up (JIT, file cache), then repeat every job round-robin so that noise from the
+    # machine hits all formats alike; report medians.
+    for job in jobs.values():
+        job()
+    times = {k: [] for k in jobs}
+    for _ in range(REPEATS):
+        for k, job in jobs.items():
+            times[k].append(timed(job))
+    results = {}
+    for fmt in FORMATS:
+        size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(paths[fmt], "*")) if not p.endswith(".crc"))
+        results[fmt] = {k: ROWS / statistics.median(times[(fmt, k)]) for k in ("write", "read_full", "read_2cols")}
+        results[fmt]["bytes"] = size
+        assert reader(fmt).load(paths[fmt]).count() == ROWS
+
+    print(f"rows={ROWS} repeats={REPEATS} (medians), local[2]")
+    print(f"{'format':<6} {'write rows/s':>14} {'full scan rows/s':>17} {'2-col rows/s':>14} {'size MB':>9}")
+    for fmt, r in results.items():
+        print(f"{fmt:<6} {r['write']:>14,.0f} {r['read_full']:>17,.0f} {r['read_2cols']:>14,.0f} {r['bytes'] / 1e6:>9.1f}")
+    for other in ("avro", "json"):
+        for k in ("read_full", "read_2cols", "write"):
+            print(f"ratio=bsup/{other} {k} {results['bsup'][k] / results[other][k]:.2f}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+package io.superspark.bsup
+
+import java.io.OutputStream
+
+import net.jpountz.lz4.LZ4Factory
+
+/** Options of [[BsupWriter]]. */
+final case class BsupWriterOptions(
+    compress: Boolean = true,
+    /** Values (and typedefs) are flushed as a frame once they reach this many bytes. */
+    frameSize: Int = BsupWriterOptions.DefaultFrameSize,
+    /** A stream is ended once this many uncompressed value bytes were written to it (0: never). */
+    streamSize: Long = 0L)
+
+object BsupWriterOptions {
+  final val DefaultFrameSize: Int = 512 * 1024
+}
+
+/**
+ * A Super Binary writer. Values are buffered per frame; each flush writes a types frame with
+ * the typedefs defined since the previous flush, then a values frame, each LZ4-compressed
+ * (block format) when that makes it smaller. Streams end at [[endStream]], at [[close]], and
+ * every `streamSize` value bytes, each with its own type context.
+ *
+ * For speed callers may encode a value themselves: `val b = startValue(t)`, append exactly
+ * one tag-encoded value to `b`, then [[finishValue]].
+ */
+final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOptions()) extends AutoCloseable {
+  require(opts.frameSize > 0, "frameSize must be positive")
+
+  private val typedefs = new ByteBuf(1024)
+  private val values = new ByteBuf(math.min(opts.frameSize, 1 << 20) + 1024)
+  private val ids = new java.util.HashMap[SuperType, Integer]()
+  private var nextId = SuperType.FirstComplexId
+  private var streamBytes = 0L
+  private var streamOpen = false
+  private var compressBuf: Array[Byte] = Array.emptyByteArray
+  private val header = new Array[Byte](32)
+  private lazy val compressor = LZ4Factory.fastestInstance().fastCompressor()
+
+  /** Bytes written to `out` so far. */
+  var position: Long = 0L
+
+  /** The stream-local id of `t`, emitting its typedefs (and those of its parts) if new. */
+  def typeId(t: SuperType): Int = t match {
+    case p: PrimitiveType => p.id
+    case _ =>
+      val known = ids.get(t)
+      if (known != null) known
+      else {
+        t match {
+          case RecordType(fields) =>
+            val fieldIds = fields.map(f => typeId(f.typ))
+            typedefs.put(0); typedefs.putUvarint(fields.size)
+            fields.zip(fieldIds).foreach { case (f, id) => putName(f.name); typedefs.putUvarint(id) }
+          case ArrayType(e) => val id = typeId(e); typedefs.put(1); typedefs.putUvarint(id)
+          case SetType(e) => val id = typeId(e); typedefs.put(2); typedefs.putUvarint(id)
+          case MapType(k, v) =>
+            val kid = typeId(k); val vid = typeId(v)
+            typedefs.put(3); typedefs.putUvarint(kid); typedefs.putUvarint(vid)
+          case UnionType(ts) =>
+            val tids = ts.map(typeId)
+            typedefs.put(4); typedefs.putUvarint(ts.size); tids.foreach(i => typedefs.putUvarint(i))
+          case EnumType(ss) => typedefs.put(5); typedefs.putUvarint(ss.size); ss.foreach(putName)
+          case ErrorType(e) => val id = typeId(e); typedefs.put(6); typedefs.putUvarint(id)
+          case NamedType(name, inner) =>
+            val id = typeId(inner); typedefs.put(7); putName(name); typedefs.putUvarint(id)
+          case p: PrimitiveType => throw new IllegalStateException(p.toString)
+        }
+        val id = nextId
+        nextId += 1
+        ids.put(t, id)
+        id
+      }
+  }
+
+  private def putName(s: String): Unit = {
+    val b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    typedefs.putUvarint(b.length); typedefs.put(b)
+  }
+
+  def startValue(t: SuperType): ByteBuf = {
+    val id = typeId(t)
+    values.putUvarint(id)
+    values
+  }
+
+  def finishValue(): Unit = {
+    streamOpen = true
+    if (values.size >= opts.frameSize || typedefs.size >= opts.frameSize) flush()
+  }
+
+  /** Writes one value of the generic model (see `Values.scala`). */
+  def write(t: SuperType, v: Any): Unit = {
+    val b = startValue(t)
+    ValueCodec.encodeTagged(t, v, b)
+    finishValue()
+  }
+
+  def write(v: Value): Unit = write(v.typ, v.value)
+
+  /** Writes a control frame (after flushing pending values, to keep their order). */
+  def writeControl(encoding: Int, body: Array[Byte]): Unit = {
+    flush()
+    val payload = new Array[Byte](body.length + 1)
+    payload(0) = encoding.toByte
+    System.arraycopy(body, 0, payload, 1, body.length)
+    writeFrame(2, payload, payload.length)
+  }
+
+  /** Writes pending typedefs and values as frames. */
+  def flush(): Unit = {
+    flushFrames()
+    if (opts.streamSize > 0 && streamBytes >= opts.streamSize) endStream()
+  }
+
+  private def flushFrames(): Unit = {
+    if (typedefs.size > 0) writeFrame(0, typedefs.bytes, typedefs.size)
+    if (values.size > 0) writeFrame(1, values.bytes, values.size)
+    streamBytes += values.size
+    typedefs.clear()
+    values.clear()
+  }
+
+  /** Ends the current stream (if anything was written to it) and resets the type context. */
+  def endStream(): Unit = {
+    flushFrames()
+    if (streamOpen) {
+      out.write(BsupReader.EndOfStream)
+      position += 1
+    }
+    streamOpen = false
+    streamBytes = 0
+    ids.clear()
+    nextId = SuperType.FirstComplexId
+  }
+
+  private def writeFrame(frameType: Int, b: Array[Byte], len: Int): Unit = {
+    streamOpen = true
+    if (opts.compress) {
+      val max = compressor.maxCompressedLength(len)
+      if (compressBuf.length < max) compressBuf = new Array[Byte](max)
+      val zlen = compressor.compress(b, 0, len, compressBuf, 0, max)
+      if (zlen < len) {
+        val total = zlen + 1 + Varint.uvarintSize(len)
+        var h = 0
+        header(h) = ((frameType << 4) | (total & 0xf) | 0x40).toByte; h += 1
+        h += Varint.putUvarint(header, h, (total >>> 4).toLong)
+        header(h) = 0; h += 1
+        h += Varint.putUvarint(header, h, len.toLong)
+        out.write(header, 0, h)
+        out.write(compressBuf, 0, zlen)
+        position += h + zlen
+        return
+      }
+    }
+    var h = 0
+    header(h) = ((frameType << 4) | (len & 0xf)).toByte; h += 1
+    h += Varint.putUvarint(header, h, (len >>> 4).toLong)
+    out.write(header, 0, h)
+    out.write(b, 0, len)
+    position += h + len
+  }
+
+  override def close(): Unit = {
+    endStream()
+    out.close()
+  }
+}

@@ -1,0 +1,129 @@
+package io.superspark.bsup
+
+import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+
+/**
+ * A bounds-checked reader over `buf[pos, end)`. Every failure throws [[BsupException]] with
+ * the position translated by `where` (a file offset, or a frame offset plus a payload offset).
+ */
+final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf: Cursor.Where) {
+  def remaining: Int = end - pos
+  def hasMore: Boolean = pos < end
+
+  def fail(msg: String, at: Int = pos): Nothing = throw whereOf.error(at, msg)
+
+  def byte(): Int = {
+    if (pos >= end) fail("unexpected end of data")
+    val b = buf(pos) & 0xff
+    pos += 1
+    b
+  }
+
+  /** A LEB128 uvarint of at most 10 bytes. */
+  def uvarint(): Long = {
+    val start = pos
+    var result = 0L
+    var shift = 0
+    while (true) {
+      if (pos >= end) fail("truncated uvarint", start)
+      val b = buf(pos) & 0xff
+      pos += 1
+      if (shift == 63 && (b & 0x80) != 0) fail("uvarint longer than 10 bytes", start)
+      if (shift == 63 && b > 1) fail("uvarint overflows 64 bits", start)
+      result |= (b & 0x7fL) << shift
+      if ((b & 0x80) == 0) return result
+      shift += 7
+    }
+    result
+  }
+
+  /**
+   * A uvarint length or count, checked against the bytes that are left: each of the `n`
+   * items takes at least `minBytes` bytes, so nothing is ever sized from an unchecked number.
+   */
+  def count(what: String, minBytes: Int = 1): Int = {
+    val start = pos
+    val n = uvarint()
+    if (n < 0 || n > remaining.toLong / minBytes) {
+      fail(s"$what $n is larger than the $remaining bytes left", start)
+    }
+    n.toInt
+  }
+
+  def id(): Int = {
+    val start = pos
+    val n = uvarint()
+    if (n < 0 || n > Int.MaxValue) fail(s"type id $n out of range", start)
+    n.toInt
+  }
+
+  def skip(n: Int): Unit = {
+    if (n > remaining) fail(s"length $n runs past the end of its frame")
+    pos += n
+  }
+
+  /** A counted UTF-8 string (field, enum symbol or type name), validated. */
+  def countedString(what: String): String = {
+    val start = pos
+    val n = count(s"$what length")
+    val s = Cursor.utf8(buf, pos, n).getOrElse(fail(s"invalid UTF-8 in $what", start))
+    pos += n
+    s
+  }
+}
+
+object Cursor {
+  private object ByteOrder {
+    private val view = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+      classOf[Array[Long]], java.nio.ByteOrder.LITTLE_ENDIAN)
+    def getLong(b: Array[Byte], i: Int): Long = view.get(b, i).asInstanceOf[Long]
+  }
+
+  /** Maps a position in a buffer to an error message with a byte offset. */
+  trait Where {
+    def error(pos: Int, msg: String): BsupException
+  }
+
+  /** Strict UTF-8 decoding; None on malformed input. */
+  def utf8(b: Array[Byte], off: Int, len: Int): Option[String] = {
+    // Fast path for ASCII.
+    var i = 0
+    while (i < len && b(off + i) >= 0) i += 1
+    if (i == len) return Some(new String(b, off, len, StandardCharsets.ISO_8859_1))
+    val dec = StandardCharsets.UTF_8.newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+    try Some(dec.decode(java.nio.ByteBuffer.wrap(b, off, len)).toString)
+    catch { case _: CharacterCodingException => None }
+  }
+
+  /** True when `b[off, off+len)` is valid UTF-8. */
+  def isValidUtf8(b: Array[Byte], off: Int, len: Int): Boolean = {
+    var i = off
+    val end = off + len
+    // ASCII fast path, eight bytes at a time.
+    while (i + 8 <= end && (ByteOrder.getLong(b, i) & 0x8080808080808080L) == 0) i += 8
+    while (i < end) {
+      val c = b(i) & 0xff
+      if (c < 0x80) i += 1
+      else {
+        val (n, min) =
+          if ((c & 0xe0) == 0xc0) (1, 0x80)
+          else if ((c & 0xf0) == 0xe0) (2, 0x800)
+          else if ((c & 0xf8) == 0xf0) (3, 0x10000)
+          else return false
+        if (i + n >= end) return false
+        var cp = c & (0x3f >> n)
+        var k = 1
+        while (k <= n) {
+          val cc = b(i + k) & 0xff
+          if ((cc & 0xc0) != 0x80) return false
+          cp = (cp << 6) | (cc & 0x3f)
+          k += 1
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false
+        i += n + 1
+      }
+    }
+    true
+  }
+}

@@ -1,0 +1,360 @@
+package io.superspark.bsup
+
+import java.math.{BigDecimal => JBigDecimal, BigInteger}
+import java.net.InetAddress
+import java.nio.charset.StandardCharsets
+import java.util.Arrays
+
+/**
+ * Generic decoding and encoding of tag-encoded values to and from the value model described
+ * in `Values.scala`. Decoding validates everything the format requires (sizes, UTF-8, union
+ * selectors, enum indexes, set and map order) and never trusts a length before checking it
+ * against the bytes that exist.
+ */
+object ValueCodec {
+  /** Max bytes of a counted integer body per primitive id (signed ones carry a sign bit). */
+  def maxIntBytes(id: Int): Int = id match {
+    case SuperType.Uint8 => 1
+    case SuperType.Uint16 => 2
+    case SuperType.Uint32 => 4
+    case SuperType.Uint64 => 8
+    case SuperType.Uint128 => 16
+    case SuperType.Uint256 => 32
+    case SuperType.Int8 => 2
+    case SuperType.Int16 => 3
+    case SuperType.Int32 => 5
+    case SuperType.Int64 | SuperType.Duration | SuperType.Time => 8
+    case SuperType.Int128 => 17
+    case SuperType.Int256 => 33
+    case _ => -1
+  }
+
+  /** Fixed body size of a primitive id, or -1 when variable. */
+  def fixedSize(id: Int): Int = id match {
+    case SuperType.Float16 => 2
+    case SuperType.Float32 | SuperType.Decimal32 => 4
+    case SuperType.Float64 | SuperType.Decimal64 => 8
+    case SuperType.Float128 | SuperType.Decimal128 => 16
+    case SuperType.Float256 | SuperType.Decimal256 => 32
+    case SuperType.Bool => 1
+    case SuperType.Null => 0
+    case _ => -1
+  }
+
+  private val signedRange: Map[Int, (Long, Long)] = Map(
+    SuperType.Int8 -> (Byte.MinValue.toLong, Byte.MaxValue.toLong),
+    SuperType.Int16 -> (Short.MinValue.toLong, Short.MaxValue.toLong),
+    SuperType.Int32 -> (Int.MinValue.toLong, Int.MaxValue.toLong))
+
+  /** Checks a primitive body's size; returns normally or fails on the cursor. */
+  def checkPrimitiveSize(c: Cursor, id: Int, off: Int, len: Int): Unit = {
+    val fixed = fixedSize(id)
+    if (fixed >= 0 && len != fixed) {
+      c.fail(s"${SuperType.primitive(id).name} value has $len bytes, expected $fixed", off)
+    }
+    val maxInt = maxIntBytes(id)
+    if (maxInt >= 0 && len > maxInt) {
+      c.fail(s"${SuperType.primitive(id).name} value has $len bytes, at most $maxInt allowed", off)
+    }
+    if (id == SuperType.Ip && len != 4 && len != 16) c.fail(s"ip value has $len bytes, expected 4 or 16", off)
+    if (id == SuperType.Net && len != 8 && len != 32) c.fail(s"net value has $len bytes, expected 8 or 32", off)
+  }
+
+  /** Reads one tag; returns the body length, or -1 for null. The body must fit the cursor. */
+  def readTag(c: Cursor): Int = {
+    val at = c.pos
+    val tag = c.uvarint()
+    if (tag == 0) -1
+    else {
+      val len = tag - 1
+      if (len > c.remaining) c.fail(s"value length $len runs past the end of its container (${c.remaining} bytes left)", at)
+      len.toInt
+    }
+  }
+
+  /** Decodes the tag-encoded value at the cursor. */
+  def decodeTagged(t: SuperType, c: Cursor): Any = {
+    val len = readTag(c)
+    if (len < 0) null
+    else {
+      val off = c.pos
+      c.pos += len
+      decodeBody(t, c.buf, off, len, c)
+    }
+  }
+
+  /** Decodes the body `buf[off, off+len)` of a non-null value of type `t`. */
+  def decodeBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Any = t match {
+    case p: PrimitiveType => decodePrimitive(p.id, buf, off, len, parent)
+    case NamedType(_, inner) => decodeBody(inner, buf, off, len, parent)
+    // An error value is encoded exactly as its underlying value (as the reference does).
+    case ErrorType(inner) => ErrorValue(decodeBody(inner, buf, off, len, parent))
+    case RecordType(fields) =>
+      val c = sub(parent, off, len)
+      val out = new Array[Any](fields.size)
+      var i = 0
+      while (i < fields.size) {
+        if (!c.hasMore) c.fail(s"record value has $i fields, its type has ${fields.size}")
+        out(i) = decodeTagged(fields(i).typ, c)
+        i += 1
+      }
+      expectEnd(c, "record")
+      out.toIndexedSeq
+    case ArrayType(e) =>
+      val c = sub(parent, off, len)
+      val out = IndexedSeq.newBuilder[Any]
+      while (c.hasMore) out += decodeTagged(e, c)
+      out.result()
+    case SetType(e) =>
+      val c = sub(parent, off, len)
+      val out = IndexedSeq.newBuilder[Any]
+      var prevStart = -1; var prevEnd = -1
+      while (c.hasMore) {
+        val start = c.pos
+        out += decodeTagged(e, c)
+        checkOrder(c, "set element", prevStart, prevEnd, start, c.pos)
+        prevStart = start; prevEnd = c.pos
+      }
+      out.result()
+    case MapType(kt, vt) =>
+      val c = sub(parent, off, len)
+      val out = IndexedSeq.newBuilder[(Any, Any)]
+      var prevStart = -1; var prevEnd = -1
+      while (c.hasMore) {
+        val start = c.pos
+        val k = decodeTagged(kt, c)
+        checkOrder(c, "map key", prevStart, prevEnd, start, c.pos)
+        prevStart = start; prevEnd = c.pos
+        if (!c.hasMore) c.fail("map value missing after its key")
+        out += (k -> decodeTagged(vt, c))
+      }
+      out.result()
+    case UnionType(types) =>
+      val c = sub(parent, off, len)
+      val sel = unionSelector(c, types.size)
+      val v = decodeTagged(types(sel), c)
+      expectEnd(c, "union")
+      UnionValue(sel, v)
+    case EnumType(symbols) =>
+      EnumValue(enumIndex(parent, buf, off, len, symbols.size))
+  }
+
+  /** Reads a union's selector element (a counted signed integer) and checks its range. */
+  def unionSelector(c: Cursor, n: Int): Int = {
+    val at = c.pos
+    val len = readTag(c)
+    if (len < 0 || len > 8) c.fail("bad union selector", at)
+    val sel = Varint.decodeCountedSigned(c.buf, c.pos, len)
+    c.pos += len
+    if (sel < 0 || sel >= n) c.fail(s"union selector $sel out of range for a union of $n types", at)
+    if (!c.hasMore) c.fail("union value missing after its selector")
+    sel.toInt
+  }
+
+  def enumIndex(c: Cursor, buf: Array[Byte], off: Int, len: Int, n: Int): Int = {
+    if (len > 8) c.fail(s"enum value has $len bytes", off)
+    val idx = Varint.decodeCountedUnsigned(buf, off, len)
+    if (idx < 0 || idx >= n) c.fail(s"enum index $idx out of range for an enum of $n symbols", off)
+    idx.toInt
+  }
+
+  def checkOrder(c: Cursor, what: String, ps: Int, pe: Int, s: Int, e: Int): Unit = {
+    if (ps >= 0 && Arrays.compareUnsigned(c.buf, ps, pe, c.buf, s, e) >= 0) {
+      c.fail(s"$what is not in increasing order (or is a duplicate)", s)
+    }
+  }
+
+  private def expectEnd(c: Cursor, what: String): Unit =
+    if (c.hasMore) c.fail(s"extra bytes at the end of a $what value")
+
+  def sub(parent: Cursor, off: Int, len: Int): Cursor =
+    new Cursor(parent.buf, off, off + len, parent.whereOf)
+
+  def decodePrimitive(id: Int, b: Array[Byte], off: Int, len: Int, c: Cursor): Any = {
+    checkPrimitiveSize(c, id, off, len)
+    id match {
+      case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 => Varint.decodeCountedUnsigned(b, off, len)
+      case SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 => BigInt(Varint.decodeBigUnsigned(b, off, len))
+      case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 =>
+        val v = Varint.decodeCountedSigned(b, off, len)
+        val (lo, hi) = signedRange(id)
+        if (v < lo || v > hi) c.fail(s"${SuperType.primitive(id).name} value $v out of range", off)
+        v
+      case SuperType.Int64 => Varint.decodeCountedSigned(b, off, len)
+      case SuperType.Int128 | SuperType.Int256 => BigInt(Varint.decodeBigSigned(b, off, len))
+      case SuperType.Duration => Duration(Varint.decodeCountedSigned(b, off, len))
+      case SuperType.Time => Time(Varint.decodeCountedSigned(b, off, len))
+      case SuperType.Float16 => Numbers.halfToFloat((b(off) & 0xff) | ((b(off + 1) & 0xff) << 8))
+      case SuperType.Float32 => java.lang.Float.intBitsToFloat(Varint.decodeCountedUnsigned(b, off, 4).toInt)
+      case SuperType.Float64 => java.lang.Double.longBitsToDouble(Varint.decodeCountedUnsigned(b, off, 8))
+      case SuperType.Float128 => Numbers.wideFloatToDouble(b, off, 128)
+      case SuperType.Float256 => Numbers.wideFloatToDouble(b, off, 256)
+      case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
+        Numbers.decodeDecimal(b, off, len * 8).getOrElse(c.fail("decimal NaN or infinity is not supported", off))
+      case SuperType.Bool =>
+        val v = b(off)
+        if (v != 0 && v != 1) c.fail(s"bool value byte is $v, expected 0 or 1", off)
+        v == 1
+      case SuperType.Bytes => Bytes(Arrays.copyOfRange(b, off, off + len))
+      case SuperType.String => Cursor.utf8(b, off, len).getOrElse(c.fail("invalid UTF-8 in a string value", off))
+      case SuperType.Ip => InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len))
+      case SuperType.Net =>
+        val half = len / 2
+        val text = ValueText.netBytes(b, off, len)
+        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + half)), text.substring(text.lastIndexOf('/') + 1).toInt)
+      case SuperType.Type => TypeValues.decode(sub(c, off, len))
+      case SuperType.Null => null
+    }
+  }
+
+  // ---------------------------------------------------------------- encoding
+
+  /** Appends `v` of type `t` as a tag-encoded value. */
+  def encodeTagged(t: SuperType, v: Any, out: ByteBuf): Unit = {
+    if (v == null) { out.put(0); return }
+    t match {
+      case p: PrimitiveType => encodePrimitive(p.id, v, out)
+      case NamedType(_, inner) => encodeTagged(inner, v, out)
+      case ErrorType(inner) => encodeTagged(inner, v.asInstanceOf[ErrorValue].value, out)
+      case _ =>
+        val start = beginContainer(out)
+        t match {
+          case RecordType(fields) =>
+            val vs = v.asInstanceOf[Seq[Any]]
+            require(vs.size == fields.size, s"record value has ${vs.size} fields, type $t has ${fields.size}")
+            var i = 0
+            while (i < fields.size) { encodeTagged(fields(i).typ, vs(i), out); i += 1 }
+          case ArrayType(e) => v.asInstanceOf[Seq[Any]].foreach(encodeTagged(e, _, out))
+          case SetType(e) =>
+            sortedEncoded(v.asInstanceOf[Seq[Any]].map(x => encodeToArray(e, x))).foreach(out.put)
+          case MapType(kt, vt) =>
+            val entries = v.asInstanceOf[Seq[(Any, Any)]].map { case (k, x) => (encodeToArray(kt, k), x) }
+            val sorted = entries.sortWith((a, b) => Arrays.compareUnsigned(a._1, b._1) < 0)
+            var prev: Array[Byte] = null
+            sorted.foreach { case (k, x) =>
+              if (prev == null || !Arrays.equals(prev, k)) { out.put(k); encodeTagged(vt, x, out) }
+              prev = k
+            }
+          case UnionType(types) =>
+            val u = v.asInstanceOf[UnionValue]
+            require(u.selector >= 0 && u.selector < types.size, s"union selector ${u.selector} out of range")
+            putCountedTagged(Varint.signedToUnsigned(u.selector), out)
+            encodeTagged(types(u.selector), u.value, out)
+          case EnumType(symbols) =>
+            val idx = v.asInstanceOf[EnumValue].index
+            require(idx >= 0 && idx < symbols.size, s"enum index $idx out of range")
+            Varint.putCounted(out, idx.toLong)
+          case other => throw new IllegalStateException(s"not a container: $other")
+        }
+        endContainer(out, start)
+    }
+  }
+
+  /** Reserves one byte for a tag; returns where the body starts. */
+  def beginContainer(out: ByteBuf): Int = { out.put(0); out.size }
+
+  /** Writes the tag of the container begun at `start`, moving the body if the tag needs more than one byte. */
+  def endContainer(out: ByteBuf, start: Int): Unit = {
+    val len = out.size - start
+    val tag = len.toLong + 1
+    val n = Varint.uvarintSize(tag)
+    if (n > 1) out.insertGap(start, n - 1)
+    Varint.putUvarint(out.bytes, start - 1, tag)
+  }
+
+  def sortedEncoded(elems: Seq[Array[Byte]]): Seq[Array[Byte]] = {
+    val sorted = elems.sortWith((a, b) => Arrays.compareUnsigned(a, b) < 0)
+    sorted.zipWithIndex.filter { case (e, i) => i == 0 || !Arrays.equals(sorted(i - 1), e) }.map(_._1)
+  }
+
+  def encodeToArray(t: SuperType, v: Any): Array[Byte] = {
+    val b = new ByteBuf(32); encodeTagged(t, v, b); b.toArray
+  }
+
+  def putCountedTagged(u: Long, out: ByteBuf): Unit = {
+    out.putUvarint(Varint.countedSize(u) + 1)
+    Varint.putCounted(out, u)
+  }
+
+  private def putBodyTagged(body: Array[Byte], out: ByteBuf): Unit = {
+    out.putUvarint(body.length + 1L); out.put(body)
+  }
+
+  private def asLong(v: Any): Long = v match {
+    case l: Long => l
+    case i: Int => i.toLong
+    case s: Short => s.toLong
+    case b: Byte => b.toLong
+    case b: BigInt => b.toLong
+    case b: BigInteger => b.longValueExact()
+    case d: Duration => d.nanos
+    case t: Time => t.nanos
+    case other => throw new IllegalArgumentException(s"not an integer: $other")
+  }
+
+  private def asBig(v: Any): BigInteger = v match {
+    case b: BigInt => b.bigInteger
+    case b: BigInteger => b
+    case other => BigInteger.valueOf(asLong(other))
+  }
+
+  private def asDouble(v: Any): Double = v match {
+    case d: Double => d
+    case f: Float => f.toDouble
+    case other => asLong(other).toDouble
+  }
+
+  def encodePrimitive(id: Int, v: Any, out: ByteBuf): Unit = id match {
+    case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
+         SuperType.Uint128 | SuperType.Uint256 =>
+      val b = asBig(v)
+      require(b.signum >= 0 && b.bitLength() <= maxIntBytes(id) * 8,
+        s"$b out of range for ${SuperType.primitive(id).name}")
+      putBodyTagged(Varint.bigUnsignedBytes(b), out)
+    case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 | SuperType.Duration | SuperType.Time =>
+      val l = asLong(v)
+      signedRange.get(id).foreach { case (lo, hi) =>
+        require(l >= lo && l <= hi, s"$l out of range for ${SuperType.primitive(id).name}")
+      }
+      putCountedTagged(Varint.signedToUnsigned(l), out)
+    case SuperType.Int128 | SuperType.Int256 =>
+      val b = asBig(v)
+      require(b.bitLength() < (if (id == SuperType.Int128) 128 else 256), s"$b out of range")
+      putBodyTagged(Varint.bigSignedBytes(b), out)
+    case SuperType.Float16 =>
+      val h = Numbers.floatToHalf(asDouble(v).toFloat)
+      out.put(3); out.put(h & 0xff); out.put(h >>> 8)
+    case SuperType.Float32 =>
+      out.put(5); putLE(out, java.lang.Float.floatToRawIntBits(asDouble(v).toFloat).toLong & 0xffffffffL, 4)
+    case SuperType.Float64 =>
+      out.put(9); putLE(out, java.lang.Double.doubleToRawLongBits(asDouble(v)), 8)
+    case SuperType.Float128 => putBodyTagged(Numbers.doubleToWideFloat(asDouble(v), 128), out)
+    case SuperType.Float256 => putBodyTagged(Numbers.doubleToWideFloat(asDouble(v), 256), out)
+    case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
+      val d = v match {
+        case d: JBigDecimal => d
+        case d: BigDecimal => d.bigDecimal
+        case other => new JBigDecimal(asBig(other))
+      }
+      putBodyTagged(Numbers.encodeDecimal(d, fixedSize(id) * 8), out)
+    case SuperType.Bool => out.put(2); out.put(if (v.asInstanceOf[Boolean]) 1 else 0)
+    case SuperType.Bytes =>
+      val b = v match { case b: Bytes => b.toArray; case a: Array[Byte] => a }
+      putBodyTagged(b, out)
+    case SuperType.String => putBodyTagged(v.asInstanceOf[String].getBytes(StandardCharsets.UTF_8), out)
+    case SuperType.Ip => putBodyTagged(v.asInstanceOf[InetAddress].getAddress, out)
+    case SuperType.Net =>
+      val n = v.asInstanceOf[IpNet]
+      putBodyTagged(ValueText.parseNet(ValueText.ip(n.address) + "/" + n.prefixLength)
+        .getOrElse(throw new IllegalArgumentException(s"bad net $n")), out)
+    case SuperType.Type => putBodyTagged(TypeValues.encode(v.asInstanceOf[SuperType]), out)
+    case SuperType.Null => out.put(1)
+  }
+
+  def putLE(out: ByteBuf, v: Long, n: Int): Unit = {
+    out.ensure(n)
+    var i = 0
+    while (i < n) { out.bytes(out.size + i) = (v >>> (8 * i)).toByte; i += 1 }
+    out.size += n
+  }
+}

@@ -1,0 +1,38 @@
+package io.superspark.bsup
+
+import java.net.InetAddress
+
+/**
+ * The generic value model of the codec's API ([[ValueCodec]]):
+ *
+ *  - int8..int64, uint8..uint32: `Long`; uint64 and the 128/256-bit integers: `BigInt`
+ *  - duration, time: [[Duration]] and [[Time]] (signed nanoseconds)
+ *  - float16, float32: `Float`; float64, float128, float256: `Double`
+ *  - decimal32..256: `java.math.BigDecimal`
+ *  - bool: `Boolean`; bytes: [[Bytes]]; string: `String`
+ *  - ip: `java.net.InetAddress`; net: [[IpNet]]; type: [[SuperType]]; null type: `null`
+ *  - record, array, set: `IndexedSeq[Any]`; map: `IndexedSeq[(Any, Any)]`
+ *  - union: [[UnionValue]]; enum: [[EnumValue]]; error: [[ErrorValue]]
+ *  - a named type's value is its underlying type's value; a null of any type is `null`.
+ */
+final case class Duration(nanos: Long)
+final case class Time(nanos: Long)
+final case class UnionValue(selector: Int, value: Any)
+final case class EnumValue(index: Int)
+final case class ErrorValue(value: Any)
+
+/** A byte string with value equality. */
+final case class Bytes(bytes: IndexedSeq[Byte]) {
+  def toArray: Array[Byte] = bytes.toArray
+}
+object Bytes {
+  def apply(a: Array[Byte]): Bytes = new Bytes(a.toIndexedSeq)
+}
+
+/** An IP network: an address and a prefix length. */
+final case class IpNet(address: InetAddress, prefixLength: Int) {
+  override def toString: String = s"${ValueText.ip(address)}/$prefixLength"
+}
+
+/** Values paired with their types. */
+final case class Value(typ: SuperType, value: Any)

@@ -1,0 +1,454 @@
+package io.superspark.bsup.spark
+
+import java.math.{BigDecimal => JBigDecimal, BigInteger}
+
+import io.superspark.bsup._
+import io.superspark.types.SuperTypes
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeArrayData}
+import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
+import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The source of the values being converted: the buffer, an error cursor (for messages with
+ * byte offsets) and `next`, the position after the last tag read.
+ */
+final class Src(var cursor: Cursor) {
+  var next: Int = 0
+  def buf: Array[Byte] = cursor.buf
+  def fail(at: Int, msg: String): Nothing = cursor.fail(msg, at)
+
+  /** Reads a tag at `pos` (the body must end by `end`); returns the body length or -1 for null. */
+  def tag(pos: Int, end: Int): Int = {
+    val b = buf
+    var p = pos
+    var result = 0L
+    var shift = 0
+    var more = true
+    while (more) {
+      if (p >= end) fail(pos, "truncated value tag")
+      val x = b(p) & 0xff
+      p += 1
+      result |= (x & 0x7fL) << shift
+      more = (x & 0x80) != 0
+      shift += 7
+      if (more && shift > 63) fail(pos, "value tag is a uvarint longer than 10 bytes")
+    }
+    next = p
+    if (result == 0) -1
+    else {
+      val len = result - 1
+      if (len > end - p || len < 0) fail(pos, s"value length $len runs past the end of its container (${end - p} bytes left)")
+      len.toInt
+    }
+  }
+}
+
+/** Converts the non-null body `buf[off, off+len)` of a Super value to a Spark internal value. */
+abstract class ValueReader {
+  def read(s: Src, off: Int, len: Int): Any
+
+  /** Stores the value in `row` at `o`; primitive readers override it to avoid boxing. */
+  def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = row.update(o, read(s, off, len))
+}
+
+/**
+ * Compiles readers from a Super type to a Spark type. The target may be the type's own
+ * mapping ([[SuperTypes.toSpark]]), a merged schema, or a user schema: integers widen,
+ * anything reads as a string in its text form, union members go to the union struct's field
+ * of their type, and a union reads as one of its members. A value that cannot be converted
+ * raises a [[BsupException]] (a malformed record).
+ */
+object SparkReaders {
+  private def mismatch(src: SuperType, target: DataType): ValueReader = new ValueReader {
+    def read(s: Src, off: Int, len: Int): Any =
+      s.fail(off, s"a value of type $src cannot be read as Spark type ${target.catalogString}")
+  }
+
+  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
+    case (_, VariantType) => new VariantReader(src)
+    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    // An error value is encoded exactly as its underlying value.
+    case (ErrorType(inner), _) => compile(inner, target, opts)
+    case (u: UnionType, _) =>
+      val rs = u.types.map(m => compile(m, target, opts)).toArray
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = {
+          val (sel, p, l) = readUnion(s, off, len, rs.length)
+          if (l < 0) null else rs(sel).read(s, p, l)
+        }
+      }
+    case (_, st: StructType) if isUnionStruct(st) && (!src.underlying.isInstanceOf[RecordType] ||
+        st.fieldNames.exists(_.startsWith("{"))) =>
+      memberToUnionStruct(src, st, opts)
+    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
+    case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
+    case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
+    case (MapType(k, v), SMapType(tk, tv, _)) => new MapReader(compile(k, tk, opts), compile(v, tv, opts))
+    case (EnumType(symbols), _: StringType) =>
+      val utf = symbols.map(UTF8String.fromString).toArray
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = utf(ValueCodec.enumIndex(s.cursor, s.buf, off, len, utf.length))
+      }
+    case (p: PrimitiveType, _) => primitive(p.id, target, opts).getOrElse(mismatch(src, target))
+    case (_, _: StringType) => new TextReader(src)
+    case _ => mismatch(src, target)
+  }
+
+  def isUnionStruct(st: StructType): Boolean =
+    st.nonEmpty && st.fields(0).name == SuperTypes.UnionSelector && st.fields(0).dataType == IntegerType
+
+  /** Reads a union container: returns (selector, body offset, body length or -1). */
+  def readUnion(s: Src, off: Int, len: Int, n: Int): (Int, Int, Int) = {
+    val end = off + len
+    val sl = s.tag(off, end)
+    if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
+    val sel = Varint.decodeCountedSigned(s.buf, s.next, sl)
+    if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
+    val vp = s.next + sl
+    if (vp >= end) s.fail(off, "union value missing after its selector")
+    val vl = s.tag(vp, end)
+    if (s.next + math.max(vl, 0) != end) s.fail(off, "extra bytes at the end of a union value")
+    (sel.toInt, s.next, vl)
+  }
+
+  /** A non-union value read into a union struct (a merged column): into the field of its type. */
+  private def memberToUnionStruct(src: SuperType, st: StructType, opts: SuperTypes.Options): ValueReader = {
+    val name = SuperTypes.unionMemberName(src)
+    val idx = st.fieldNames.indexOf(name) match {
+      case i if i >= 1 => i
+      case _ =>
+        // A member the value widens into, found from the members' names (their type text).
+        val memberTypes = st.fields.drop(1).map(f =>
+          try SuperType.parse(f.name) catch { case _: IllegalArgumentException => SuperType.nullType })
+        SuperTypes.unionMemberFor(UnionType(memberTypes.toIndexedSeq), src) + 1
+    }
+    if (idx < 1) return mismatch(src, st)
+    val r = compile(src, st.fields(idx).dataType, opts)
+    new ValueReader {
+      def read(s: Src, off: Int, len: Int): Any = {
+        val row = new GenericInternalRow(st.length)
+        row.update(0, idx - 1)
+        row.update(idx, r.read(s, off, len))
+        row
+      }
+    }
+  }
+
+  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options) extends ValueReader {
+    private val n = src.fields.size
+    private val ordinals = src.fields.map(f => target.fieldNames.indexOf(f.name)).toArray
+    private val readers: Array[ValueReader] = src.fields.zip(ordinals).map { case (f, o) =>
+      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts) else null
+    }.toArray
+    private val width = target.length
+    // Fields after the last required one are not even walked (values are read lazily).
+    private val last = ordinals.lastIndexWhere(_ >= 0)
+
+    def read(s: Src, off: Int, len: Int): Any = {
+      val row = new GenericInternalRow(width)
+      readInto(s, off, len, row)
+      row
+    }
+
+    /** Fills `row` (whose other fields stay untouched); fields not in the target are skipped unread. */
+    def readInto(s: Src, off: Int, len: Int, row: InternalRow): Unit = {
+      val end = off + len
+      var p = off
+      var i = 0
+      while (i <= last) {
+        if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
+        val l = s.tag(p, end)
+        p = s.next
+        if (l >= 0) {
+          val o = ordinals(i)
+          if (o >= 0) readers(i).readTo(s, p, l, row, o)
+          p += l
+        }
+        i += 1
+      }
+      if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+    }
+
+    private val offsets = new Array[Int](n)
+    private val lengths = new Array[Int](n)
+
+    /**
+     * Like [[readInto]], but converts the fields of `filterOrdinals` first and the others only
+     * when `pred` holds; returns whether it held.
+     */
+    def readIntoIf(s: Src, off: Int, len: Int, row: InternalRow, filterOrdinals: Set[Int],
+        pred: InternalRow => Boolean): Boolean = {
+      val end = off + len
+      var p = off
+      var i = 0
+      while (i <= last) {
+        if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
+        val l = s.tag(p, end)
+        p = s.next
+        offsets(i) = p
+        lengths(i) = l
+        val o = ordinals(i)
+        if (l >= 0 && o >= 0 && filterOrdinals.contains(o)) readers(i).readTo(s, p, l, row, o)
+        if (l >= 0) p += l
+        i += 1
+      }
+      if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+      if (!pred(row)) return false
+      i = 0
+      while (i <= last) {
+        val o = ordinals(i)
+        if (lengths(i) >= 0 && o >= 0 && !filterOrdinals.contains(o)) readers(i).readTo(s, offsets(i), lengths(i), row, o)
+        i += 1
+      }
+      true
+    }
+  }
+
+  final class ArrayReader(elem: ValueReader, checkOrder: Boolean) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      val end = off + len
+      // Count the elements (and look for nulls) first: primitive arrays without nulls are
+      // built unboxed.
+      var n = 0
+      var nulls = false
+      var p = off
+      var prevStart = -1
+      var prevEnd = -1
+      while (p < end) {
+        val start = p
+        val l = s.tag(p, end)
+        p = s.next + math.max(l, 0)
+        if (l < 0) nulls = true
+        n += 1
+        if (checkOrder) {
+          // Set elements must be in strictly increasing byte order (tag included).
+          if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
+            s.fail(start, "set element is not in increasing order (or is a duplicate)")
+          }
+          prevStart = start; prevEnd = p
+        }
+      }
+      if (!nulls) elem match {
+        case r: IntReader if r.kind == 2 =>
+          val a = new Array[Int](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l).toInt; p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case r: IntReader if r.kind == 3 =>
+          val a = new Array[Long](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l); p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case r: DoubleReader if !r.asFloat =>
+          val a = new Array[Double](n)
+          p = off; var i = 0
+          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.value(s, p, l); p += l; i += 1 }
+          return UnsafeArrayData.fromPrimitiveArray(a)
+        case _ =>
+      }
+      val out = new Array[Any](n)
+      p = off; var i = 0
+      while (p < end) {
+        val l = s.tag(p, end)
+        p = s.next
+        if (l >= 0) { out(i) = elem.read(s, p, l); p += l }
+        i += 1
+      }
+      new GenericArrayData(out)
+    }
+  }
+
+  final class MapReader(key: ValueReader, value: ValueReader) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      val ks = new java.util.ArrayList[Any]()
+      val vs = new java.util.ArrayList[Any]()
+      val end = off + len
+      var p = off
+      var prevStart = -1; var prevEnd = -1
+      while (p < end) {
+        val start = p
+        val kl = s.tag(p, end)
+        p = s.next
+        if (kl < 0) s.fail(start, "map key is null (Spark maps cannot hold null keys)")
+        ks.add(key.read(s, p, kl)); p += kl
+        if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
+          s.fail(start, "map key is not in increasing order (or is a duplicate)")
+        }
+        prevStart = start; prevEnd = p
+        if (p >= end) s.fail(start, "map value missing after its key")
+        val vl = s.tag(p, end)
+        p = s.next
+        if (vl < 0) vs.add(null) else { vs.add(value.read(s, p, vl)); p += vl }
+      }
+      new ArrayBasedMapData(new GenericArrayData(ks.toArray), new GenericArrayData(vs.toArray))
+    }
+  }
+
+  /** Any value as a string: its text form (for primitives SUP-like, for others via the generic model). */
+  final class TextReader(src: SuperType) extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any =
+      UTF8String.fromString(ValueText.format(src, ValueCodec.decodeBody(src, s.buf, off, len, s.cursor)))
+  }
+
+  private def checked(s: Src, id: Int, off: Int, len: Int): Unit = ValueCodec.checkPrimitiveSize(s.cursor, id, off, len)
+
+  private def intValue(s: Src, id: Int, off: Int, len: Int): Long = id match {
+    case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 =>
+      Varint.decodeCountedUnsigned(s.buf, off, len)
+    case _ => Varint.decodeCountedSigned(s.buf, off, len)
+  }
+
+  private def isSmallInt(id: Int): Boolean = id <= SuperType.Uint32 || (id >= SuperType.Int8 && id <= SuperType.Int64)
+  private def isInt(id: Int): Boolean = id <= SuperType.Int256
+
+  private def bigValue(s: Src, id: Int, off: Int, len: Int): BigInteger = id match {
+    case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 =>
+      Varint.decodeBigUnsigned(s.buf, off, len)
+    case _ if len <= 8 => BigInteger.valueOf(Varint.decodeCountedSigned(s.buf, off, len))
+    case _ => Varint.decodeBigSigned(s.buf, off, len)
+  }
+
+  /** An integer of primitive `id` read as a Spark integral type `kind` (0 byte, 1 short, 2 int, 3 long). */
+  final class IntReader(id: Int, lo: Long, hi: Long, val kind: Int) extends ValueReader {
+    private val maxBytes = ValueCodec.maxIntBytes(id)
+    private val unsigned = id <= SuperType.Uint64
+    private val name = SuperType.primitive(id).name
+
+    def long(s: Src, off: Int, len: Int): Long = {
+      if (len > maxBytes) s.fail(off, s"$name value has $len bytes, at most $maxBytes allowed")
+      val v =
+        if (unsigned) {
+          if (len == 8 && s.buf(off + 7) < 0) s.fail(off, s"$name value does not fit the column type")
+          Varint.decodeCountedUnsigned(s.buf, off, len)
+        } else Varint.decodeCountedSigned(s.buf, off, len)
+      if (v < lo || v > hi) s.fail(off, s"$name value $v does not fit the column type")
+      v
+    }
+
+    def read(s: Src, off: Int, len: Int): Any = {
+      val v = long(s, off, len)
+      kind match { case 0 => v.toByte; case 1 => v.toShort; case 2 => v.toInt; case _ => v }
+    }
+
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = {
+      val v = long(s, off, len)
+      kind match {
+        case 0 => row.setByte(o, v.toByte)
+        case 1 => row.setShort(o, v.toShort)
+        case 2 => row.setInt(o, v.toInt)
+        case _ => row.setLong(o, v)
+      }
+    }
+  }
+
+  private def ranged(lo: Long, hi: Long, id: Int, kind: Int): ValueReader = {
+    // The Super type's own range narrows the Spark type's.
+    val (tlo, thi) = id match {
+      case SuperType.Int8 => (Byte.MinValue.toLong, Byte.MaxValue.toLong)
+      case SuperType.Int16 => (Short.MinValue.toLong, Short.MaxValue.toLong)
+      case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
+      case SuperType.Uint8 => (0L, 255L)
+      case SuperType.Uint16 => (0L, 65535L)
+      case SuperType.Uint32 => (0L, 4294967295L)
+      case _ => (Long.MinValue, Long.MaxValue)
+    }
+    new IntReader(id, math.max(lo, tlo), math.min(hi, thi), kind)
+  }
+
+  /** A signed counted integer (time, duration) scaled down by `divisor` (floor for time). */
+  final class ScaledReader(divisor: Long, floor: Boolean, asInt: Boolean) extends ValueReader {
+    def long(s: Src, off: Int, len: Int): Long = {
+      if (len > 8) s.fail(off, s"time or duration value has $len bytes, at most 8 allowed")
+      val v = Varint.decodeCountedSigned(s.buf, off, len)
+      if (divisor == 1) v else if (floor) Math.floorDiv(v, divisor) else v / divisor
+    }
+    def read(s: Src, off: Int, len: Int): Any = if (asInt) long(s, off, len).toInt else long(s, off, len)
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit =
+      if (asInt) row.setInt(o, long(s, off, len).toInt) else row.setLong(o, long(s, off, len))
+  }
+
+  final class DoubleReader(id: Int, val asFloat: Boolean) extends ValueReader {
+    private val size = ValueCodec.fixedSize(id)
+    def value(s: Src, off: Int, len: Int): Double = {
+      if (len != size) s.fail(off, s"${SuperType.primitive(id).name} value has $len bytes, expected $size")
+      floatValue(s, id, off)
+    }
+    def read(s: Src, off: Int, len: Int): Any = if (asFloat) value(s, off, len).toFloat else value(s, off, len)
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit =
+      if (asFloat) row.setFloat(o, value(s, off, len).toFloat) else row.setDouble(o, value(s, off, len))
+  }
+
+  /**
+   * A string, validated as UTF-8. The UTF8String points into the frame buffer without a copy:
+   * rows are turned into UnsafeRows (copied) before the reader moves to another frame.
+   */
+  object StringReader extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
+      UTF8String.fromAddress(s.buf, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + off, len)
+    }
+  }
+
+  private def floatValue(s: Src, id: Int, off: Int): Double = id match {
+    case SuperType.Float16 => Numbers.halfToFloat((s.buf(off) & 0xff) | ((s.buf(off + 1) & 0xff) << 8)).toDouble
+    case SuperType.Float32 => java.lang.Float.intBitsToFloat(Varint.decodeCountedUnsigned(s.buf, off, 4).toInt).toDouble
+    case SuperType.Float64 => java.lang.Double.longBitsToDouble(Varint.decodeCountedUnsigned(s.buf, off, 8))
+    case SuperType.Float128 => Numbers.wideFloatToDouble(s.buf, off, 128)
+    case SuperType.Float256 => Numbers.wideFloatToDouble(s.buf, off, 256)
+  }
+
+  private def isFloat(id: Int) = id >= SuperType.Float16 && id <= SuperType.Float256
+  private def isDecimal(id: Int) = id >= SuperType.Decimal32 && id <= SuperType.Decimal256
+
+  private def primitive(id: Int, target: DataType, opts: SuperTypes.Options): Option[ValueReader] = {
+    def r(f: (Src, Int, Int) => Any): Option[ValueReader] = Some(new ValueReader {
+      def read(s: Src, off: Int, len: Int): Any = { checked(s, id, off, len); f(s, off, len) }
+    })
+    target match {
+      case NullType => r((_, _, _) => null)
+      case ByteType if isSmallInt(id) => Some(ranged(Byte.MinValue, Byte.MaxValue, id, 0))
+      case ShortType if isSmallInt(id) => Some(ranged(Short.MinValue, Short.MaxValue, id, 1))
+      case IntegerType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, 2))
+      case LongType if isSmallInt(id) => Some(ranged(Long.MinValue, Long.MaxValue, id, 3))
+      case LongType if id == SuperType.Time || id == SuperType.Duration => Some(new ScaledReader(1, false, false))
+      case d: DecimalType if isInt(id) => r { (s, off, len) =>
+        val dec = Decimal(new JBigDecimal(bigValue(s, id, off, len)))
+        if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"${SuperType.primitive(id).name} value $dec does not fit ${d.catalogString}")
+        dec
+      }
+      case d: DecimalType if isDecimal(id) => r { (s, off, len) =>
+        val v = Numbers.decodeDecimal(s.buf, off, len * 8).getOrElse(s.fail(off, "decimal NaN or infinity"))
+        val dec = Decimal(v)
+        if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"decimal value $v does not fit ${d.catalogString}")
+        dec
+      }
+      case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => Some(new DoubleReader(id, true))
+      case DoubleType if isFloat(id) => Some(new DoubleReader(id, false))
+      case DoubleType if isSmallInt(id) => r((s, off, len) => intValue(s, id, off, len).toDouble)
+      case BooleanType if id == SuperType.Bool => r { (s, off, _) =>
+        val b = s.buf(off)
+        if (b != 0 && b != 1) s.fail(off, s"bool value byte is $b, expected 0 or 1")
+        b == 1
+      }
+      case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
+      case _: StringType if id == SuperType.String => Some(StringReader)
+      case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
+      case _: StringType if id == SuperType.Net => r((s, off, len) => UTF8String.fromString(ValueText.netBytes(s.buf, off, len)))
+      case _: StringType if isInt(id) => r((s, off, len) => UTF8String.fromString(bigValue(s, id, off, len).toString))
+      case _: StringType if isDecimal(id) => r { (s, off, len) =>
+        UTF8String.fromString(Numbers.decodeDecimal(s.buf, off, len * 8).map(_.toString).getOrElse("NaN"))
+      }
+      case _: StringType if id == SuperType.Type => r { (s, off, len) =>
+        UTF8String.fromString(TypeValues.decode(new Cursor(s.buf, off, off + len, s.cursor.whereOf)).toString)
+      }
+      case _: StringType if id != SuperType.Bytes => Some(new TextReader(SuperType.primitive(id)))
+      case TimestampType | TimestampNTZType if id == SuperType.Time => Some(new ScaledReader(1000L, true, false))
+      case DateType if id == SuperType.Time => Some(new ScaledReader(86400000000000L, true, true))
+      case _: DayTimeIntervalType if id == SuperType.Duration => Some(new ScaledReader(1000L, false, false))
+      case _: YearMonthIntervalType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, 2))
+      case _ => None
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package io.superspark.bsup.spark
+
+import java.nio.charset.StandardCharsets
+
+import io.superspark.bsup._
+import io.superspark.types.SuperTypes
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
+
+/** Appends the value at `ordinal` of a row or array as a tag-encoded Super value. */
+abstract class FieldWriter {
+  def write(g: SpecializedGetters, ordinal: Int, out: ByteBuf): Unit
+}
+
+/**
+ * Compiles writers from a Spark type to a Super type: the inverse of [[SuperTypes.toSpark]],
+ * honouring a Super type kept in metadata (a decimal(20,0) column of `uint64` is written as
+ * uint64, a string column of `ip` as ip, ...). Values that do not fit their Super type (a
+ * negative number for uint64, text that is not an IP address) fail the write with a message.
+ */
+object SparkWriters {
+  private def fail(msg: String): Nothing = throw new IllegalArgumentException(msg)
+
+  /** A writer for non-null values; nulls are handled by the wrapper. */
+  private abstract class NonNull extends FieldWriter {
+    final def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(0) else put(g, i, out)
+    def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit
+  }
+
+  private def putBody(out: ByteBuf, b: Array[Byte]): Unit = { out.putUvarint(b.length + 1L); out.put(b) }
+
+  private def getLong(dt: DataType, g: SpecializedGetters, i: Int): Long = dt match {
+    case ByteType => g.getByte(i).toLong
+    case ShortType => g.getShort(i).toLong
+    case IntegerType | DateType | _: YearMonthIntervalType => g.getInt(i).toLong
+    case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => g.getLong(i)
+    case d: DecimalType =>
+      val bd = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
+      try bd.longValueExact() catch { case _: ArithmeticException => fail(s"$bd is not a 64-bit integer") }
+    case other => fail(s"not an integer type: $other")
+  }
+
+  private def getBig(dt: DataType, g: SpecializedGetters, i: Int): java.math.BigInteger = dt match {
+    case d: DecimalType =>
+      val bd = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
+      try bd.toBigIntegerExact catch { case _: ArithmeticException => fail(s"$bd is not an integer") }
+    case _: StringType =>
+      val s = g.getUTF8String(i).toString
+      try new java.math.BigInteger(s.trim) catch { case _: NumberFormatException => fail(s"'$s' is not an integer") }
+    case other => java.math.BigInteger.valueOf(getLong(other, g, i))
+  }
+
+  private def getDouble(dt: DataType, g: SpecializedGetters, i: Int): Double = dt match {
+    case FloatType => g.getFloat(i).toDouble
+    case DoubleType => g.getDouble(i)
+    case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toDouble
+    case other => getLong(other, g, i).toDouble
+  }
+
+  private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
+
+  def compile(t: SuperType, dt: DataType): FieldWriter = t match {
+    case NamedType(_, inner) => compile(inner, dt)
+    // An error value is encoded exactly as its underlying value.
+    case ErrorType(inner) => compile(inner, dt)
+    case r: RecordType => dt match {
+      case st: StructType => new StructWriter(r, st)
+      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+    }
+    case ArrayType(e) => dt match {
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et), sorted = false)
+      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+    }
+    case SetType(e) => dt match {
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et), sorted = true)
+      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+    }
+    case MapType(k, v) => dt match {
+      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt), compile(v, vt))
+      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+    }
+    case u: UnionType => dt match {
+      case st: StructType if SparkReaders.isUnionStruct(st) && st.length == u.types.size + 1 =>
+        new UnionWriter(u, st)
+      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+    }
+    case EnumType(symbols) =>
+      val index = symbols.zipWithIndex.toMap
+      new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+          val s = getText(g, i)
+          val idx = index.getOrElse(s, fail(s"'$s' is not a symbol of $t"))
+          out.putUvarint(Varint.countedSize(idx.toLong) + 1); Varint.putCounted(out, idx.toLong)
+        }
+      }
+    case p: PrimitiveType => primitive(p.id, dt)
+  }
+
+  private def primitive(id: Int, dt: DataType): FieldWriter = {
+    val name = SuperType.primitive(id).name
+    id match {
+      case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
+        val (lo, hi) = id match {
+          case SuperType.Int8 => (Byte.MinValue.toLong, Byte.MaxValue.toLong)
+          case SuperType.Int16 => (Short.MinValue.toLong, Short.MaxValue.toLong)
+          case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
+          case _ => (Long.MinValue, Long.MaxValue)
+        }
+        new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+            val v = getLong(dt, g, i)
+            if (v < lo || v > hi) fail(s"$v out of range for $name")
+            val u = Varint.signedToUnsigned(v)
+            out.putUvarint(Varint.countedSize(u) + 1); Varint.putCounted(out, u)
+          }
+        }
+      case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
+           SuperType.Uint128 | SuperType.Uint256 | SuperType.Int128 | SuperType.Int256 =>
+        new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            ValueCodec.encodePrimitive(id, BigInt(getBig(dt, g, i)), out)
+        }
+      case SuperType.Time => dt match {
+        case DateType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            ValueCodec.encodePrimitive(id, g.getInt(i).toLong * 86400000000000L, out)
+        }
+        case TimestampType | TimestampNTZType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
+        }
+        case LongType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, g.getLong(i), out)
+        }
+        case _ => fail(s"cannot write Spark ${dt.catalogString} as time")
+      }
+      case SuperType.Duration => dt match {
+        case _: DayTimeIntervalType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
+        }
+        case _ => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getLong(dt, g, i), out)
+        }
+      }
+      case SuperType.Float16 | SuperType.Float32 | SuperType.Float64 | SuperType.Float128 | SuperType.Float256 =>
+        new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getDouble(dt, g, i), out)
+        }
+      case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
+        new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+            val bd = dt match {
+              case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
+              case _: StringType =>
+                val s = getText(g, i)
+                try new java.math.BigDecimal(s.trim) catch { case _: NumberFormatException => fail(s"'$s' is not a decimal") }
+              case other => java.math.BigDecimal.valueOf(getDouble(other, g, i))
+            }
+            ValueCodec.encodePrimitive(id, bd, out)
+          }
+        }
+      case SuperType.Bool => new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = { out.put(2); out.put(if (g.getBoolean(i)) 1 else 0) }
+      }
+      case SuperType.Bytes => new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, g.getBinary(i))
+      }
+      case SuperType.String => dt match {
+        case _: StringType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+            val s = g.getUTF8String(i)
+            val n = s.numBytes()
+            out.putUvarint(n + 1L)
+            out.ensure(n)
+            s.writeToMemory(out.bytes, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + out.size)
+            out.size += n
+          }
+        }
+        case VariantType => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            putBody(out, g.getVariant(i).toJson(java.time.ZoneOffset.UTC).getBytes(StandardCharsets.UTF_8))
+        }
+        case other => new NonNull {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+            putBody(out, String.valueOf(g.get(i, other)).getBytes(StandardCharsets.UTF_8))
+        }
+      }
+      case SuperType.Ip => new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+          val s = getText(g, i)
+          putBody(out, ValueText.parseIp(s).getOrElse(fail(s"'$s' is not an IP address")))
+        }
+      }
+      case SuperType.Net => new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+          val s = getText(g, i)
+          putBody(out, ValueText.parseNet(s).getOrElse(fail(s"'$s' is not an IP network")))
+        }
+      }
+      case SuperType.Type => new NonNull {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, TypeValues.encode(SuperType.parse(getText(g, i))))
+      }
+      case SuperType.Null => new FieldWriter {
+        def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = out.put(0)
+      }
+    }
+  }
+
+  final class StructWriter(t: RecordType, st: StructType) extends FieldWriter {
+    if (t.fields.size != st.length) fail(s"cannot write Spark ${st.catalogString} as $t")
+    private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType) }.toArray
+    private val n = writers.length
+
+    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(0) else writeStruct(g.getStruct(i, n), out)
+
+    def writeStruct(row: SpecializedGetters, out: ByteBuf): Unit = {
+      val start = ValueCodec.beginContainer(out)
+      var j = 0
+      while (j < n) { writers(j).write(row, j, out); j += 1 }
+      ValueCodec.endContainer(out, start)
+    }
+  }
+
+  final class ArrayWriter(elem: FieldWriter, sorted: Boolean) extends FieldWriter {
+    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(0)
+      else {
+        val a = g.getArray(i)
+        val start = ValueCodec.beginContainer(out)
+        if (!sorted) {
+          var j = 0
+          while (j < a.numElements()) { elem.write(a, j, out); j += 1 }
+        } else {
+          val tmp = new ByteBuf(64)
+          val elems = (0 until a.numElements()).map { j => tmp.clear(); elem.write(a, j, tmp); tmp.toArray }
+          ValueCodec.sortedEncoded(elems).foreach(out.put)
+        }
+        ValueCodec.endContainer(out, start)
+      }
+  }
+
+  final class MapWriter(key: FieldWriter, value: FieldWriter) extends FieldWriter {
+    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(0)
+      else {
+        val m = g.getMap(i)
+        val ks = m.keyArray(); val vs = m.valueArray()
+        val tmp = new ByteBuf(64)
+        val entries = (0 until m.numElements()).map { j =>
+          tmp.clear(); key.write(ks, j, tmp); val k = tmp.toArray
+          tmp.clear(); value.write(vs, j, tmp); (k, tmp.toArray)
+        }.sortWith((a, b) => java.util.Arrays.compareUnsigned(a._1, b._1) < 0)
+        val start = ValueCodec.beginContainer(out)
+        var prev: Array[Byte] = null
+        entries.foreach { case (k, v) =>
+          if (prev == null || !java.util.Arrays.equals(prev, k)) { out.put(k); out.put(v) }
+          prev = k
+        }
+        ValueCodec.endContainer(out, start)
+      }
+  }
+
+  /** A union struct: `selector` names the member (else the first non-null member field is used). */
+  final class UnionWriter(u: UnionType, st: StructType) extends FieldWriter {
+    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType) }.toArray
+    private val n = st.length
+
+    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(0)
+      else {
+        val row = g.getStruct(i, n)
+        var sel = if (row.isNullAt(0)) -1 else row.getInt(0)
+        if (sel < 0) {
+          var j = 1
+          while (j < n && sel < 0) { if (!row.isNullAt(j)) sel = j - 1; j += 1 }
+        }
+        if (sel < 0) out.put(0)
+        else {
+          if (sel >= members.length) fail(s"union selector $sel out of range for $u")
+          val start = ValueCodec.beginContainer(out)
+          ValueCodec.putCountedTagged(Varint.signedToUnsigned(sel.toLong), out)
+          members(sel).write(row, sel + 1, out)
+          ValueCodec.endContainer(out, start)
+        }
+      }
+  }
+}

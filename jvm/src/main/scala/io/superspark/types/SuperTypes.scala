@@ -1,0 +1,236 @@
+package io.superspark.types
+
+import io.superspark.bsup._
+import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
+
+/**
+ * The one mapping between Super types and Spark SQL types, used by the `bsup` data source,
+ * the SQL functions and the Arrow layer. The table (also in docs/bsup.md):
+ *
+ * | Super                           | Spark                                                   |
+ * |---------------------------------|---------------------------------------------------------|
+ * | int8, int16, int32, int64       | byte, short, int, long                                  |
+ * | uint8, uint16, uint32           | short, int, long (next wider signed)                    |
+ * | uint64                          | decimal(20,0)                                           |
+ * | int128, uint128                 | decimal(38,0) (values beyond 38 digits: corrupt)        |
+ * | int256, uint256                 | string (decimal text)                                   |
+ * | float16, float32                | float                                                   |
+ * | float64, float128, float256     | double (float128/256 rounded)                           |
+ * | decimal32..decimal256           | string (exact decimal text)                             |
+ * | bool, bytes, string             | boolean, binary, string                                 |
+ * | time                            | timestamp (µs), or long ns with `timeAsLong`            |
+ * | duration                        | long ns, or interval day to second with `durationAsInterval` |
+ * | ip, net                         | string (`10.0.0.1`, `10.0.0.0/8`)                       |
+ * | type                            | string (Super type syntax)                              |
+ * | null                            | void (NullType)                                         |
+ * | enum                            | string (the symbol)                                     |
+ * | error(T)                        | T's mapping                                             |
+ * | record                          | struct                                                  |
+ * | array, set                      | array                                                   |
+ * | map                             | map                                                     |
+ * | union(T1..Tn)                   | struct<selector:int, `T1`:..., ..., `Tn`:...>           |
+ * | named N=T                       | T's mapping                                             |
+ *
+ * Each column produced from a Super type carries that type, in Super type syntax, in its
+ * field metadata under [[MetadataKey]]; [[superTypeOf]] reads it back so that writing the
+ * column restores the exact Super type (uint64 stays uint64, ip stays ip, names stay).
+ */
+object SuperTypes {
+  /** Field metadata key holding the column's Super type in Super type syntax. */
+  final val MetadataKey = "super.type"
+
+  /** Name of the union struct's field holding the member index. */
+  final val UnionSelector = "selector"
+
+  /** Name of the column that holds a top-level value that is not a record. */
+  final val ValueColumn = "value"
+
+  final case class Options(timeAsLong: Boolean = false, durationAsInterval: Boolean = false)
+
+  val DefaultOptions: Options = Options()
+
+  /** The Spark type of values of `t`. */
+  def toSpark(t: SuperType, opts: Options = DefaultOptions): DataType = t match {
+    case p: PrimitiveType => primitiveToSpark(p.id, opts)
+    case NamedType(_, inner) => toSpark(inner, opts)
+    case ErrorType(inner) => toSpark(inner, opts)
+    case RecordType(fields) =>
+      StructType(fields.map(f => StructField(f.name, toSpark(f.typ, opts), nullable = true)))
+    case ArrayType(e) => SArrayType(toSpark(e, opts), containsNull = true)
+    case SetType(e) => SArrayType(toSpark(e, opts), containsNull = true)
+    case MapType(k, v) => SMapType(toSpark(k, opts), toSpark(v, opts), valueContainsNull = true)
+    case u: UnionType => unionStruct(u, opts)
+    case _: EnumType => StringType
+  }
+
+  def unionStruct(u: UnionType, opts: Options = DefaultOptions): StructType =
+    StructType(StructField(UnionSelector, IntegerType, nullable = true) +:
+      u.types.map(m => StructField(unionMemberName(m), toSpark(m, opts), nullable = true)))
+
+  /** The name of a union member's field in the union struct: the member type's text. */
+  def unionMemberName(member: SuperType): String = member.toString
+
+  def primitiveToSpark(id: Int, opts: Options = DefaultOptions): DataType = id match {
+    case SuperType.Int8 => ByteType
+    case SuperType.Int16 | SuperType.Uint8 => ShortType
+    case SuperType.Int32 | SuperType.Uint16 => IntegerType
+    case SuperType.Int64 | SuperType.Uint32 => LongType
+    case SuperType.Uint64 => DecimalType(20, 0)
+    case SuperType.Int128 | SuperType.Uint128 => DecimalType(38, 0)
+    case SuperType.Int256 | SuperType.Uint256 => StringType
+    case SuperType.Float16 | SuperType.Float32 => FloatType
+    case SuperType.Float64 | SuperType.Float128 | SuperType.Float256 => DoubleType
+    case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 => StringType
+    case SuperType.Bool => BooleanType
+    case SuperType.Bytes => BinaryType
+    case SuperType.String | SuperType.Ip | SuperType.Net | SuperType.Type => StringType
+    case SuperType.Time => if (opts.timeAsLong) LongType else TimestampType
+    case SuperType.Duration => if (opts.durationAsInterval) DayTimeIntervalType() else LongType
+    case SuperType.Null => NullType
+  }
+
+  def metadataFor(t: SuperType): Metadata = new MetadataBuilder().putString(MetadataKey, t.toString).build()
+
+  /** A nullable column of Super type `t`, its type kept in the metadata. */
+  def toStructField(name: String, t: SuperType, opts: Options = DefaultOptions): StructField =
+    StructField(name, toSpark(t, opts), nullable = true, metadataFor(t))
+
+  /** The Spark schema of a stream of values of type `t`: a record's fields, else one `value` column. */
+  def toSchema(t: SuperType, opts: Options = DefaultOptions): StructType = t.underlying match {
+    case RecordType(fields) => StructType(fields.map(f => toStructField(f.name, f.typ, opts)))
+    case _ => StructType(Seq(toStructField(ValueColumn, t, opts)))
+  }
+
+  /** The default Super type of a Spark type (the inverse of [[toSpark]] where it is one to one). */
+  def fromSpark(dt: DataType): SuperType = dt match {
+    case BooleanType => SuperType.bool
+    case ByteType => SuperType.int8
+    case ShortType => SuperType.primitive(SuperType.Int16)
+    case IntegerType => SuperType.int32
+    case LongType => SuperType.int64
+    case FloatType => SuperType.float32
+    case DoubleType => SuperType.float64
+    case d: DecimalType => SuperType.primitive(if (d.precision <= 34) SuperType.Decimal128 else SuperType.Decimal256)
+    case StringType | _: CharType | _: VarcharType => SuperType.string
+    case _: StringType => SuperType.string
+    case BinaryType => SuperType.bytes
+    case DateType | TimestampType | TimestampNTZType => SuperType.time
+    case _: DayTimeIntervalType => SuperType.duration
+    case _: YearMonthIntervalType => SuperType.int32
+    case NullType => SuperType.nullType
+    case VariantType => SuperType.string
+    case SArrayType(e, _) => io.superspark.bsup.ArrayType(fromSpark(e))
+    case SMapType(k, v, _) => io.superspark.bsup.MapType(fromSpark(k), fromSpark(v))
+    case s: StructType => RecordType(s.fields.map(f => Field(f.name, superTypeOf(f))).toIndexedSeq)
+    case other => throw new IllegalArgumentException(s"Spark type ${other.catalogString} has no Super type")
+  }
+
+  /**
+   * The Super type to write a column as: the one kept in its metadata when that still maps
+   * to the column's Spark type, else [[fromSpark]] of the Spark type.
+   */
+  def superTypeOf(f: StructField, opts: Options = DefaultOptions): SuperType = {
+    val kept =
+      if (f.metadata.contains(MetadataKey)) {
+        try Some(SuperType.parse(f.metadata.getString(MetadataKey))) catch { case _: IllegalArgumentException => None }
+      } else None
+    kept.filter(t => allOptions.exists(o => sameShape(toSpark(t, o), f.dataType))).getOrElse(fromSpark(f.dataType))
+  }
+
+  private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield Options(a, b)
+
+  /** Spark types equal up to nullability and metadata. */
+  def sameShape(a: DataType, b: DataType): Boolean = (a, b) match {
+    case (SArrayType(x, _), SArrayType(y, _)) => sameShape(x, y)
+    case (SMapType(k1, v1, _), SMapType(k2, v2, _)) => sameShape(k1, k2) && sameShape(v1, v2)
+    case (s1: StructType, s2: StructType) =>
+      s1.length == s2.length && s1.fields.zip(s2.fields).forall { case (x, y) =>
+        x.name == y.name && sameShape(x.dataType, y.dataType)
+      }
+    case (_: StringType, _: StringType) => true
+    case _ => a == b
+  }
+
+  // ------------------------------------------------------------- merging
+
+  private val signedOrder = Seq(SuperType.Int8, SuperType.Int16, SuperType.Int32, SuperType.Int64)
+
+  /** Smallest signed id holding both integer ids (uint64 excluded), if any. */
+  private def widenInts(a: Int, b: Int): Option[Int] = {
+    def need(id: Int): Int = id match {
+      case SuperType.Uint8 => 1
+      case SuperType.Uint16 => 2
+      case SuperType.Uint32 => 3
+      case x if signedOrder.contains(x) => signedOrder.indexOf(x)
+      case _ => -1
+    }
+    val (na, nb) = (need(a), need(b))
+    if (na < 0 || nb < 0) None
+    else {
+      val unsignedBoth = !signedOrder.contains(a) && !signedOrder.contains(b)
+      if (unsignedBoth) Some(math.max(a, b)) else Some(signedOrder(math.max(na, nb)))
+    }
+  }
+
+  private val floats = Set(SuperType.Float16, SuperType.Float32, SuperType.Float64)
+
+  private def members(t: SuperType): IndexedSeq[SuperType] = t match {
+    case UnionType(ts) => ts
+    case other => IndexedSeq(other)
+  }
+
+  /**
+   * The type of a column holding values of both `a` and `b`: records merge field by field,
+   * containers merge their elements, integers and floats widen, null gives way to anything,
+   * and anything else becomes a union of both.
+   */
+  def merge(a: SuperType, b: SuperType): SuperType = (a, b) match {
+    case (_: UnionType, _) | (_, _: UnionType) => union(a, b)
+    case _ => tryMerge(a, b).getOrElse(union(a, b))
+  }
+
+  /** `a` and `b` merged without making a union of them (their parts may become unions). */
+  private def tryMerge(a: SuperType, b: SuperType): Option[SuperType] = (a, b) match {
+    case _ if a == b => Some(a)
+    case (p: PrimitiveType, _) if p.id == SuperType.Null => Some(b)
+    case (_, p: PrimitiveType) if p.id == SuperType.Null => Some(a)
+    case (p: PrimitiveType, q: PrimitiveType) =>
+      widenInts(p.id, q.id).map(SuperType.primitive)
+        .orElse(if (floats(p.id) && floats(q.id)) Some(SuperType.float64) else None)
+    case (RecordType(fa), RecordType(fb)) =>
+      val names = (fa.map(_.name) ++ fb.map(_.name)).distinct
+      Some(RecordType(names.map { n =>
+        (fa.find(_.name == n), fb.find(_.name == n)) match {
+          case (Some(x), Some(y)) => Field(n, merge(x.typ, y.typ))
+          case (Some(x), None) => x
+          case (None, Some(y)) => y
+          case _ => throw new IllegalStateException(n)
+        }
+      }))
+    case (io.superspark.bsup.ArrayType(x), io.superspark.bsup.ArrayType(y)) => Some(io.superspark.bsup.ArrayType(merge(x, y)))
+    case (SetType(x), SetType(y)) => Some(SetType(merge(x, y)))
+    case (io.superspark.bsup.MapType(k1, v1), io.superspark.bsup.MapType(k2, v2)) =>
+      Some(io.superspark.bsup.MapType(merge(k1, k2), merge(v1, v2)))
+    case (NamedType(n1, x), NamedType(n2, y)) if n1 == n2 => tryMerge(x, y).map(NamedType(n1, _))
+    case (NamedType(_, x), _) if x == b => Some(b)
+    case (_, NamedType(_, y)) if y == a => Some(a)
+    case _ => None
+  }
+
+  private def union(a: SuperType, b: SuperType): SuperType = {
+    // Each member of b widens a compatible member of a (ints, floats, records, containers),
+    // else it becomes a new member.
+    val ms = scala.collection.mutable.ArrayBuffer[SuperType](members(a): _*)
+    members(b).foreach { x =>
+      val i = ms.indexWhere(m => tryMerge(m, x).isDefined)
+      if (i >= 0) ms(i) = tryMerge(ms(i), x).get else ms += x
+    }
+    if (ms.size == 1) ms.head else UnionType(ms.toIndexedSeq)
+  }
+
+  /** The index of the member of `u` that holds values of `t` (itself, or one it widens to). */
+  def unionMemberFor(u: UnionType, t: SuperType): Int = {
+    val exact = u.types.indexOf(t)
+    if (exact >= 0) exact else u.types.indexWhere(m => tryMerge(m, t).contains(m))
+  }
+}
