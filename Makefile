@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer
 
 setup:
 	./dev/setup.sh
@@ -35,3 +35,7 @@ bench-arrow: setup
 bench-bsup: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/bsup/bench.py
+
+# Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
+bench-footer: setup
+	.venv/bin/python bench/parquet_footer/run.py
