@@ -149,12 +149,18 @@ def _collect(df):
                                   timezone="UTC", prefers_large_types=large), cast_needed
 
 
+from superspark.arrow._super import SUPER_TYPE_KEY, spark_storage, super_column  # noqa: E402
+
+
 def to_arrow(df) -> pa.Table:
     """Collects a Spark DataFrame as a ``pyarrow.Table`` with canonical extension types.
 
     Like ``df.toArrow()``, plus: VariantType columns become ``arrow.parquet.variant``;
     columns tagged in their field metadata (by :func:`with_arrow_type`, :func:`from_arrow`,
-    other superspark readers) come out as that extension type. Wrapping is metadata only:
+    other superspark readers) come out as that extension type; columns carrying a Super
+    type (``super.type``, from the ``bsup`` source) come out as the Arrow type of
+    docs/arrow.md's Super table (unsigned ints, durations, ``arrow.opaque`` for ip, net,
+    enum, union, ...), never narrowed. Wrapping is metadata only:
     values are not copied when the storage already matches.
 
     Raises:
@@ -178,6 +184,12 @@ def to_arrow(df) -> pa.Table:
         if ident is None:
             if cast_needed and col.type != tf.type:
                 col = col.cast(tf.type)
+            super_type = spark_schema.fields[i].metadata.get(SUPER_TYPE_KEY)
+            if isinstance(super_type, str):
+                try:
+                    tf, col = super_column(super_type, col, tf.name, tf.nullable)
+                except pa.ArrowException as e:
+                    raise _col_error(tf.name, e) from None
             fields.append(tf)
             cols.append(col)
             continue
@@ -294,8 +306,12 @@ def from_arrow(spark, table: pa.Table):
     for i, f in enumerate(table.schema):
         col = table.column(i)
         try:
-            ident = T.identity_of_field(f)
-            if ident is None:
+            super_type = (f.metadata or {}).get(SUPER_TYPE_KEY.encode())
+            ident = None if super_type else T.identity_of_field(f)
+            if super_type:
+                col = spark_storage(col)
+                md = {SUPER_TYPE_KEY: super_type.decode()}
+            elif ident is None:
                 if _has_ext_field_metadata(f.type):
                     raise ExtensionTypeError("nested extension types are not supported")
                 target = _sparkable_type(f.type)
