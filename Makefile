@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup bench-arrow
 
 setup:
 	./dev/setup.sh
@@ -32,3 +32,6 @@ wheel: setup
 bench-bsup: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/bsup/bench.py
+
+bench-arrow: setup
+	bench/arrow/run.sh
