@@ -6,7 +6,7 @@ import io.superspark.bsup._
  * Values of the generic model (see `Values.scala`) as Super JSON text (SUP) in the one-line
  * form SuperDB v0.1.0 prints (`super -f sup -S=false`): types that the text does not imply are
  * written as `::type` decorations (`1::int32`, `null::string`, `[]::[int64]`, `"a"::enum(a,b)`,
- * `{a:1}::=point`), on the outermost value whose type is not implied. Primitive text is
+ * `80::(port=uint16)`), on the outermost value whose type is not implied. Primitive text is
  * [[ValueText]]'s.
  */
 object SupText {
@@ -30,7 +30,7 @@ object SupText {
   def append(sb: java.lang.StringBuilder, t: SuperType, v: Any): Unit = value(sb, t, v, decorate = true)
 
   private def decoration(sb: java.lang.StringBuilder, t: SuperType): Unit = t match {
-    case NamedType(name, _) => sb.append("::=").append(SuperType.formatName(name))
+    case _: NamedType => sb.append("::(").append(t.toString).append(')')
     case _ => sb.append("::").append(t.toString)
   }
 

@@ -154,7 +154,7 @@ class SbFunctionsSuite extends SparkSessionSuite {
     assert(SupText.duration(-1500L) == "-1.5us")
     assert(SupText.format(UnionType(IndexedSeq(SuperType.int64, SuperType.string)), UnionValue(1, "a")) ==
       "\"a\"::(int64|string)")
-    assert(SupText.format(NamedType("port", SuperType.primitive(SuperType.Uint16)), 80L) == "80::=port")
+    assert(SupText.format(NamedType("port", SuperType.primitive(SuperType.Uint16)), 80L) == "80::(port=uint16)")
     assert(SupText.format(EnumType(IndexedSeq("a", "b")), EnumValue(1)) == "\"b\"::enum(a,b)")
   }
 
