@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup bench-arrow
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup bench-arrow bench-sb
 
 setup:
 	./dev/setup.sh
@@ -35,3 +35,7 @@ bench-bsup: setup
 
 bench-arrow: setup
 	bench/arrow/run.sh
+
+bench-sb: setup
+	./dev/sbt bsupBenchJars
+	.venv/bin/python bench/sb_functions/bench.py
