@@ -71,7 +71,7 @@ class SbFunctionsSuite extends SparkSessionSuite {
     "null" -> "null", "enum(a,b,c)" -> "'b'", "error(string)" -> "'boom'", "{a:int64,b:[ip]}" ->
       "named_struct('a', 1L, 'b', array('::1', '192.168.0.1'))", "[uint8]" -> "array(cast(1 as smallint))",
     "|[string]|" -> "array('a', 'b')", "|{string:int64}|" -> "map('a', 1L)",
-    "(int64|string)" -> "named_struct('selector', 1, `int64`, cast(null as bigint), `string`, 'hi')",
+    "(int64|string)" -> "named_struct('selector', 1, 'int64', cast(null as bigint), 'string', 'hi')",
     "port=uint16" -> "8080")
 
   test("every Super type of the mapping round-trips through sb_encode and sb_decode with a Super type schema") {
