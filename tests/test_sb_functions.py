@@ -26,6 +26,20 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC_TWO_STREAMS = bytes.fromhex("05000001016109140 01e030202ff05000001016109140 01e030202ff".replace(" ", ""))
 
 
+_CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def classic_mode():
+    """A Connect session elsewhere in the run leaves pyspark in Connect mode (its env vars):
+    functions would then build Connect Columns for the classic session. Run in classic mode."""
+    saved = {k: os.environ.pop(k) for k in _CONNECT_ENV if k in os.environ}
+    yield
+    for k in _CONNECT_ENV:
+        os.environ.pop(k, None)
+    os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
 def records(spark):
     return spark.range(0, 20, 1, 2).select(
@@ -215,6 +229,7 @@ def test_spark_connect(tmp_path):
     port = _free_port()
     env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
                SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
+    saved_env = {k: os.environ.get(k) for k in _CONNECT_ENV}
     log = open(tmp_path / "connect.log", "wb")
     proc = subprocess.Popen(
         ["bash", script, "--wait", "--master", "local[1]", "--jars", superspark.jar_path(),
@@ -250,6 +265,12 @@ def test_spark_connect(tmp_path):
         finally:
             remote.stop()
     finally:
+        # Back to classic mode for the tests that follow.
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(30)
