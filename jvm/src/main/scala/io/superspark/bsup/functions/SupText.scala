@@ -63,7 +63,8 @@ object SupText {
         fields.indices.foreach { i =>
           if (i > 0) sb.append(',')
           sb.append(SuperType.formatName(fields(i).name)).append(':')
-          value(sb, fields(i).typ, vs(i), inner || (self && !fieldsOnlyNeedOuter(fields(i).typ)))
+          // Records are never decorated themselves: their fields carry the decorations.
+          value(sb, fields(i).typ, vs(i), decorate)
         }
         sb.append('}')
       case ArrayType(e) => list(sb, "[", "]", e, v.asInstanceOf[Seq[Any]], inner)
@@ -82,9 +83,6 @@ object SupText {
     }
     if (self && !t.isInstanceOf[ErrorType] && !t.isInstanceOf[RecordType]) decoration(sb, t)
   }
-
-  // Record fields carry their own decorations.
-  private def fieldsOnlyNeedOuter(t: SuperType): Boolean = false
 
   /** An empty container whose element type is not null: `[]` alone would be `[null]`. */
   private def emptyOfType(t: SuperType, v: Any): Boolean = t match {
