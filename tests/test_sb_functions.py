@@ -126,6 +126,20 @@ def test_spec_vector_cell_with_two_streams(spark):
     assert cut.select(SF.sb_decode_all("b", "a bigint")).head()[0] == [(1,), (1,)]
 
 
+def test_cells_holding_files_of_the_bsup_writer(spark, tmp_path):
+    """A whole .bsup file (lz4 frames, several streams) read as one cell by binaryFile."""
+    df = spark.range(0, 3000, 1, 1).selectExpr("id", "concat('n', id) AS s", "array(id, id + 1) AS xs")
+    path = str(tmp_path / "f")
+    df.write.format("bsup").option("streamSize", "8k").option("frameSize", "2k").save(path)
+    cells = spark.read.format("binaryFile").option("pathGlobFilter", "*.bsup").load(path)
+    assert cells.count() == 1
+    got = cells.select(F.explode(SF.sb_decode_all("content", "id bigint, s string, xs array<bigint>")).alias("r")) \
+        .select("r.*").orderBy("id").collect()
+    assert got == df.orderBy("id").collect()
+    first = cells.select(SF.sb_decode("content", "{id:int64,s:string,xs:[int64]}"), SF.sb_typeof("content")).head()
+    assert first[0] == (0, "n0", [0, 1]) and first[1] == "{id:int64,s:string,xs:[int64]}"
+
+
 BAD = {
     "truncated": bytes.fromhex("0500000101610914"),
     "bad uvarint": bytes.fromhex("10" + "ff" * 11),
