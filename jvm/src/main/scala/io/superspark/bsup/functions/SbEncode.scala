@@ -8,7 +8,8 @@ import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
-import org.apache.spark.sql.types.{BinaryType, DataType, StructField}
+import org.apache.spark.sql.types.{BinaryType, DataType, StructField, VariantType}
+import org.apache.spark.unsafe.types.VariantVal
 
 /**
  * `sb_encode(expr)`: the value as one Super Binary stream (a types frame when the type is
@@ -44,7 +45,13 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends U
 
   @transient private lazy val encoder = new CellEncoder(superType, SparkWriters.compile(superType, child.dataType))
 
-  override protected def nullSafeEval(input: Any): Any = encoder.encode(input)
+  @transient private lazy val variantEncoder = new VariantCellEncoder
+
+  override protected def nullSafeEval(input: Any): Any = child.dataType match {
+    // A VARIANT value is written with the Super type of its own structure.
+    case VariantType => variantEncoder.encode(input.asInstanceOf[VariantVal])
+    case _ => encoder.encode(input)
+  }
 
   // The type found on the resolved column (its metadata) is kept when the optimizer replaces
   // the column by the expression that computes it.

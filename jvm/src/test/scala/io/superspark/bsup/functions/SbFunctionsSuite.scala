@@ -276,6 +276,18 @@ class SbFunctionsSuite extends SparkSessionSuite {
       .getCondition.startsWith("DATATYPE_MISMATCH"))
   }
 
+  test("sb_encode of a VARIANT writes the Super type of each value's structure") {
+    val df = spark.sql(
+      """SELECT parse_json(j) AS v FROM VALUES ('{"a":1,"b":[1,"x",null],"c":{"d":2.5e0}}'), ('[true,null]'),
+        |  ('"s"'), ('12.5'), ('null'), ('[]') AS t(j)""".stripMargin)
+    val r = df.selectExpr("sb_typeof(sb_encode(v))", "to_json(sb_decode(sb_encode(v)))", "to_json(v)").collect()
+    assert(r.map(_.getString(0)).toSeq == Seq("{a:int64,b:[(int64|string)],c:{d:float64}}", "[bool]", "string",
+      "decimal128", "null", "[null]"))
+    // A JSON null is a Super null value, which decodes to SQL NULL.
+    r.foreach(x => assert(x.getString(1) == (if (x.getString(0) == "null") null else x.getString(2)), x))
+    assert(one("""SELECT sb_to_sup(sb_encode(parse_json('{"a":[1,"x"]}')))""") == """{a:[1,"x"]::[(int64|string)]}""")
+  }
+
   test("DESCRIBE FUNCTION EXTENDED documents every function") {
     SuperBinaryFunctions.all.map(_._1.funcName).foreach { f =>
       val text = spark.sql(s"DESCRIBE FUNCTION EXTENDED $f").collect().map(_.getString(0)).mkString("\n")
