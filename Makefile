@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-bsup bench-arrow bench-sb
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer bench-sb
 
 setup:
 	./dev/setup.sh
@@ -29,13 +29,18 @@ wheel: setup
 	cp jvm/target/scala-2.13/superspark_2.13-*.jar python/superspark/jars/
 	.venv/bin/python -m pip wheel --no-deps -w python/dist ./python
 
+bench-arrow: setup
+	bench/arrow/run.sh
+
 bench-bsup: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/bsup/bench.py
 
-bench-arrow: setup
-	bench/arrow/run.sh
+# Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
+bench-footer: setup
+	.venv/bin/python bench/parquet_footer/run.py
 
+# Super Binary SQL functions vs from_avro/to_avro and from_json/to_json: prints ratio= lines.
 bench-sb: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/sb_functions/bench.py

@@ -346,3 +346,26 @@ def test_sql_tables_and_files_with_different_types(spark, tmp_dir):
     finally:
         spark.sql("DROP TABLE bsup_t")
     assert spark.sql(f"SELECT count(*) AS n FROM bsup.`{d}`").first().n == 2
+
+
+def test_filters_pushed_to_the_scan_keep_sql_semantics(spark, tmp_dir):
+    rows = [(i, None if i % 7 == 0 else f"s{i % 13}", None if i % 5 == 0 else i / 4.0, i % 3 == 0,
+             None if i % 11 == 0 else i % 4)
+            for i in range(-50, 200)]
+    rows.append((1000, "nan", float("nan"), None, None))
+    rows.append((1001, "-0", -0.0, False, 0))
+    df = spark.createDataFrame(rows, "id long, s string, d double, b boolean, i int")
+    out = os.path.join(tmp_dir, "filters")
+    df.coalesce(1).write.format("bsup").option("frameSize", "1k").save(out)
+    back = spark.read.format("bsup").load(out)
+    conditions = [
+        "id = 5", "id > 100", "id >= 100 AND s IS NOT NULL", "id < 0 OR d > 40", "s = 's3'", "s IS NULL",
+        "d IS NULL", "d = 0.0", "d > 10.5", "isnan(d)", "d = 'NaN'", "b = true", "b <=> NULL", "i IN (1, 2, NULL)",
+        "i <=> 3", "s LIKE 's1%'", "s LIKE '%2'", "s LIKE '%1%'", "NOT (id > 5)", "NOT (s = 's3')",
+        "(id > 10 AND s = 's4') OR i = 0", "i BETWEEN 1 AND 2 AND d < 20", "id = 5 AND length(s) > 1",
+    ]
+    for c in conditions:
+        expected = sorted(r.id for r in df.where(c).collect())
+        got = sorted(r.id for r in back.where(c).collect())
+        assert got == expected, c
+        assert sorted(r.id for r in back.where(c).select("id").collect()) == expected, c

@@ -73,6 +73,12 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
 }
 
 object Cursor {
+  private object ByteOrder {
+    private val view = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+      classOf[Array[Long]], java.nio.ByteOrder.LITTLE_ENDIAN)
+    def getLong(b: Array[Byte], i: Int): Long = view.get(b, i).asInstanceOf[Long]
+  }
+
   /** Maps a position in a buffer to an error message with a byte offset. */
   trait Where {
     def error(pos: Int, msg: String): BsupException
@@ -94,6 +100,8 @@ object Cursor {
   def isValidUtf8(b: Array[Byte], off: Int, len: Int): Boolean = {
     var i = off
     val end = off + len
+    // ASCII fast path, eight bytes at a time.
+    while (i + 8 <= end && (ByteOrder.getLong(b, i) & 0x8080808080808080L) == 0) i += 8
     while (i < end) {
       val c = b(i) & 0xff
       if (c < 0x80) i += 1

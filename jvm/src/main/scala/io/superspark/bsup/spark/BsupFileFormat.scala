@@ -77,6 +77,8 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     val opts = bsupOptions(spark, options)
     val conf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
-    (file: PartitionedFile) => new BsupRowIterator(file, conf.value.value, requiredSchema, opts)
+    // Filters on top-level columns, evaluated before the rest of a record is converted.
+    val filter = if (opts.variant) None else BsupFilters.compile(filters, requiredSchema)
+    (file: PartitionedFile) => new BsupRowIterator(file, conf.value.value, requiredSchema, opts, filter)
   }
 }

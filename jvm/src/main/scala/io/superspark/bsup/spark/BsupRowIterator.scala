@@ -19,7 +19,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * DROPMALFORMED drops the value, FAILFAST fails the query. A malformed *frame* ends the file
  * (nothing after it can be located safely) in the same three ways.
  */
-final class BsupRowIterator(file: PartitionedFile, conf: Configuration, requiredSchema: StructType, opts: BsupOptions)
+final class BsupRowIterator(file: PartitionedFile, conf: Configuration, requiredSchema: StructType, opts: BsupOptions,
+    filter: Option[BsupFilters.Compiled] = None)
   extends Iterator[InternalRow] {
 
   private val path = file.toPath
@@ -68,24 +69,27 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
 
   /** Converts top-level values of one type into rows. */
   private abstract class TopReader {
-    def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit
+    /** Fills the row; false when the pushed filters reject it. */
+    def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean
   }
 
   private val noColumns = width - (if (corruptIdx >= 0) 1 else 0) == 0
 
   private def compileTop(t: SuperType): TopReader = {
     // No data column required (e.g. count(*)): values are only located, never converted.
-    if (noColumns) return new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = () }
+    if (noColumns) return new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = true }
     val wrapped = fullValueColumn || (wrapOrdinal >= 0 && (t.underlying match {
       case r: RecordType => r.fieldIndex(SuperTypes.ValueColumn) < 0
       case _ => true
     }))
     if (wrapped) {
-      if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = () }
+      if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = true }
       else {
         val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions)
         new TopReader {
-          def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = row.update(wrapOrdinal, r.read(s, off, len))
+          def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = {
+            r.readTo(s, off, len, row, wrapOrdinal); true
+          }
         }
       }
     } else t.underlying match {
@@ -96,11 +100,17 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
           })
         } else requiredSchema
         val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions)
-        new TopReader {
-          def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit = r.readInto(s, off, len, row)
+        filter match {
+          case Some(f) => new TopReader {
+            def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean =
+              r.readIntoIf(s, off, len, row, f.ordinals, f.pred)
+          }
+          case None => new TopReader {
+            def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = { r.readInto(s, off, len, row); true }
+          }
         }
       case _ => new TopReader {
-        def fill(s: Src, off: Int, len: Int, row: InternalRow): Unit =
+        def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean =
           s.fail(off, s"a value of type $t is not a record and the schema has no '${SuperTypes.ValueColumn}' column")
       }
     }
@@ -148,11 +158,12 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
         var i = 0
         while (i < width) { row.setNullAt(i); i += 1 }
         try {
-          if (reader.valueLength >= 0) {
-            src.cursor = reader.frameCursor
-            topReader().fill(src, reader.valueOffset, reader.valueLength, row)
-          }
-          nextRow = row
+          val keep =
+            if (reader.valueLength >= 0) {
+              src.cursor = reader.frameCursor
+              topReader().fill(src, reader.valueOffset, reader.valueLength, row)
+            } else filter.forall(_.pred(row))
+          if (keep) nextRow = row
         } catch {
           case e: RuntimeException =>
             val be = e match {

@@ -143,6 +143,8 @@ object SparkReaders {
       if (o >= 0) compile(f.typ, target.fields(o).dataType, opts) else null
     }.toArray
     private val width = target.length
+    // Fields after the last required one are not even walked (values are read lazily).
+    private val last = ordinals.lastIndexWhere(_ >= 0)
 
     def read(s: Src, off: Int, len: Int): Any = {
       val row = new GenericInternalRow(width)
@@ -155,7 +157,7 @@ object SparkReaders {
       val end = off + len
       var p = off
       var i = 0
-      while (i < n) {
+      while (i <= last) {
         if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
         val l = s.tag(p, end)
         p = s.next
@@ -166,7 +168,41 @@ object SparkReaders {
         }
         i += 1
       }
-      if (p != end) s.fail(p, "extra bytes at the end of a record value")
+      if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+    }
+
+    private val offsets = new Array[Int](n)
+    private val lengths = new Array[Int](n)
+
+    /**
+     * Like [[readInto]], but converts the fields of `filterOrdinals` first and the others only
+     * when `pred` holds; returns whether it held.
+     */
+    def readIntoIf(s: Src, off: Int, len: Int, row: InternalRow, filterOrdinals: Set[Int],
+        pred: InternalRow => Boolean): Boolean = {
+      val end = off + len
+      var p = off
+      var i = 0
+      while (i <= last) {
+        if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
+        val l = s.tag(p, end)
+        p = s.next
+        offsets(i) = p
+        lengths(i) = l
+        val o = ordinals(i)
+        if (l >= 0 && o >= 0 && filterOrdinals.contains(o)) readers(i).readTo(s, p, l, row, o)
+        if (l >= 0) p += l
+        i += 1
+      }
+      if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+      if (!pred(row)) return false
+      i = 0
+      while (i <= last) {
+        val o = ordinals(i)
+        if (lengths(i) >= 0 && o >= 0 && !filterOrdinals.contains(o)) readers(i).readTo(s, offsets(i), lengths(i), row, o)
+        i += 1
+      }
+      true
     }
   }
 

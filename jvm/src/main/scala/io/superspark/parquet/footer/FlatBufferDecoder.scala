@@ -1,0 +1,457 @@
+package io.superspark.parquet.footer
+
+import java.nio.{ByteBuffer, ByteOrder}
+import java.util.{Collections, HashMap => JHashMap, HashSet => JHashSet}
+
+
+import org.apache.parquet.CorruptStatistics
+import org.apache.parquet.column.{Encoding => PEncoding, EncodingStats}
+import org.apache.parquet.column.statistics.{SizeStatistics => PSizeStatistics, Statistics => PStatistics}
+import org.apache.parquet.column.statistics.geospatial.{BoundingBox => PBoundingBox,
+  GeospatialStatistics => PGeospatialStatistics, GeospatialTypes}
+import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ColumnChunkProperties, ColumnPath,
+  CompressionCodecName, FileMetaData => PFileMetaData, ParquetMetadata}
+import org.apache.parquet.internal.hadoop.metadata.IndexReference
+import org.apache.parquet.io.ParquetDecodingException
+import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType, PrimitiveType}
+import org.apache.parquet.schema.LogicalTypeAnnotation._
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+
+import io.superspark.parquet.footer.{fbs => fb}
+
+/**
+ * FlatBuffer footer -> parquet-java `ParquetMetadata`, directly (no Thrift objects), building
+ * what `ParquetMetadataConverter.readParquetMetadata` builds from the Thrift footer of the
+ * same file: same schema types, statistics (same sort-order and corrupt-statistics rules),
+ * encodings, encoding stats, size and geospatial statistics, index references, bloom filter
+ * offsets, row-group ordinals and row-index offsets.
+ *
+ * With a [[Projection]] it materializes only the selected columns and row groups.
+ * The buffer must have passed [[FlatBufferVerifier]] for the same projection.
+ */
+object FlatBufferDecoder {
+
+  private val Codecs: Array[CompressionCodecName] = Array("UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
+    "BROTLI", "LZ4", "ZSTD", "LZ4_RAW").map(CompressionCodecName.valueOf)
+
+  /** FlatBuffer Encoding value -> parquet-java Encoding (null: none in parquet-java). */
+  private val Encodings: Array[PEncoding] = Array("PLAIN", "GROUP_VAR_INT", "PLAIN_DICTIONARY", "RLE",
+    "BIT_PACKED", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY",
+    "BYTE_STREAM_SPLIT").map(n => try PEncoding.valueOf(n) catch { case _: IllegalArgumentException => null })
+
+  def root(buf: ByteBuffer): fb.FileMetaData = {
+    val b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN)
+    fb.FileMetaData.getRootAsFileMetaData(b)
+  }
+
+  def decode(buf: ByteBuffer, projection: Projection = Projection.Full): ParquetMetadata = {
+    val md = root(buf)
+    val schema = FlatSchema.read(md)
+    decode(md, schema, selectLeaves(schema, projection), projection)
+  }
+
+  /** Decodes with the schema already read and the leaves already selected. */
+  private[footer] def decode(md: fb.FileMetaData, schema: FlatSchema, leaves: Array[Int],
+      projection: Projection): ParquetMetadata =
+    new FlatBufferDecoder(md, schema, leaves, projection).decode()
+
+  private[footer] def selectLeaves(schema: FlatSchema, projection: Projection): Array[Int] =
+    projection.columns match {
+      case None => Array.tabulate(schema.leafCount)(identity)
+      case Some(paths) => schema.selectLeaves(paths.map(_.toArray).toArray)
+    }
+
+  // ---- parquet-java's statistics rules (ParquetMetadataConverter, 1.17) ----
+
+  private[footer] sealed trait SortOrder
+  private[footer] case object Signed extends SortOrder
+  private[footer] case object Unsigned extends SortOrder
+  private[footer] case object Unknown extends SortOrder
+
+  private def defaultSortOrder(p: PrimitiveTypeName): SortOrder = p match {
+    case PrimitiveTypeName.BOOLEAN | PrimitiveTypeName.INT32 | PrimitiveTypeName.INT64 |
+         PrimitiveTypeName.FLOAT | PrimitiveTypeName.DOUBLE => Signed
+    case PrimitiveTypeName.BINARY | PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY => Unsigned
+    case _ => Unknown
+  }
+
+  private[footer] def sortOrder(t: PrimitiveType): SortOrder = t.getLogicalTypeAnnotation match {
+    case null => defaultSortOrder(t.getPrimitiveTypeName)
+    case i: IntLogicalTypeAnnotation => if (i.isSigned) Signed else Unsigned
+    case _: IntervalLogicalTypeAnnotation => Unknown
+    case _: DateLogicalTypeAnnotation => Signed
+    case _: EnumLogicalTypeAnnotation | _: BsonLogicalTypeAnnotation | _: UUIDLogicalTypeAnnotation |
+         _: JsonLogicalTypeAnnotation | _: StringLogicalTypeAnnotation => Unsigned
+    case _: Float16LogicalTypeAnnotation => Signed
+    case _: UnknownLogicalTypeAnnotation | _: DecimalLogicalTypeAnnotation | _: MapKeyValueTypeAnnotation |
+         _: MapLogicalTypeAnnotation | _: ListLogicalTypeAnnotation => Unknown
+    case _: TimeLogicalTypeAnnotation | _: TimestampLogicalTypeAnnotation => Signed
+    case _: GeometryLogicalTypeAnnotation => Unknown
+    case _ => defaultSortOrder(t.getPrimitiveTypeName)
+  }
+
+  private def isStringish(a: LogicalTypeAnnotation): Boolean = a match {
+    case null => true
+    case _: StringLogicalTypeAnnotation | _: EnumLogicalTypeAnnotation | _: JsonLogicalTypeAnnotation |
+         _: Float16LogicalTypeAnnotation | _: UnknownLogicalTypeAnnotation => true
+    case _ => false
+  }
+
+  /** Per-leaf facts decided once per file, not once per column chunk. */
+  private[footer] final class Leaf(val path: ColumnPath, val primitive: PrimitiveType, useSignedStringMinMax: Boolean) {
+    val width: Int = ThriftToFlatBuffer.fixedWidth(primitive.getPrimitiveTypeName match {
+      case PrimitiveTypeName.BOOLEAN => fb.Type.BOOLEAN
+      case PrimitiveTypeName.INT32 => fb.Type.INT32
+      case PrimitiveTypeName.INT64 => fb.Type.INT64
+      case PrimitiveTypeName.INT96 => fb.Type.INT96
+      case PrimitiveTypeName.FLOAT => fb.Type.FLOAT
+      case PrimitiveTypeName.DOUBLE => fb.Type.DOUBLE
+      case _ => fb.Type.BYTE_ARRAY
+    })
+    val minMaxSupported: Boolean =
+      primitive.columnOrder().getColumnOrderName == org.apache.parquet.schema.ColumnOrder.ColumnOrderName.TYPE_DEFINED_ORDER
+    val expectedOrder: SortOrder =
+      if (useSignedStringMinMax && primitive.getPrimitiveTypeName == PrimitiveTypeName.BINARY &&
+        isStringish(primitive.getLogicalTypeAnnotation)) Signed
+      else sortOrder(primitive)
+
+    // ColumnChunkProperties.get canonicalizes (hashes path, type, codec, encodings) per call;
+    // a leaf's chunks nearly always share codec and encodings, so remember the last one.
+    private var lastProperties: ColumnChunkProperties = _
+    def properties(codec: CompressionCodecName, encodings: java.util.Set[PEncoding]): ColumnChunkProperties = {
+      val p = lastProperties
+      if (p != null && (p.getCodec eq codec) && (p.getEncodings eq encodings)) p
+      else {
+        val np = ColumnChunkProperties.get(path, primitive, codec, encodings)
+        lastProperties = np
+        np
+      }
+    }
+  }
+}
+
+private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, selectedLeaves: Array[Int],
+    projection: Projection) {
+  import FlatBufferDecoder._
+
+  private val createdBy: String = md.createdBy()
+  private val encodingSets = new JHashMap[Integer, java.util.Set[PEncoding]]()
+  private val encodingStatsCache = new JHashMap[Integer, EncodingStats]()
+  private val chunkStatistics = new ChunkStatistics(md.getByteBuffer, createdBy)
+
+  // Reused accessor objects (FlatBuffers tables are views).
+  private val rgView = new fb.RowGroup()
+  private val chunkView = new fb.ColumnChunk()
+  private val metaView = new fb.ColumnMetadata()
+  private val encStatView = new fb.PageEncodingStats()
+
+  def decode(): ParquetMetadata = {
+    val include = if (projection.isFull) null else schema.includeMask(selectedLeaves)
+    val messageType = schema.toMessageType(include)
+    val leaves = selectedLeaves.map { l =>
+      val path = schema.leafPath(l)
+      new Leaf(ColumnPath.get(path: _*), messageType.getType(path: _*).asPrimitiveType(),
+        projection.useSignedStringMinMax)
+    }
+    val blocks = rowGroups(selectedLeaves, leaves)
+    val kv = new JHashMap[String, String]()
+    val kvView = new fb.KeyValue()
+    var i = 0
+    while (i < md.kvLength) {
+      md.kv(kvView, i)
+      kv.put(kvView.key(), kvView.`val`())
+      i += 1
+    }
+    new ParquetMetadata(new PFileMetaData(messageType, kv, createdBy,
+      org.apache.parquet.hadoop.metadata.FileMetaData.EncryptionType.UNENCRYPTED, null), blocks)
+  }
+
+  // ---- row groups ----
+
+  private def rowGroups(selected: Array[Int], leaves: Array[Leaf]): java.util.List[BlockMetaData] = {
+    val n = md.rowGroupsLength
+    val blocks = new java.util.ArrayList[BlockMetaData]()
+    val keep = keepRowGroups(n)
+    var rowIndex = 0L
+    var r = 0
+    while (r < n) {
+      md.rowGroups(rgView, r)
+      val rows = rgView.numRows
+      if (keep(r)) blocks.add(block(rgView, rowIndex, selected, leaves, r))
+      rowIndex += rows
+      r += 1
+    }
+    blocks
+  }
+
+  private def keepRowGroups(n: Int): Array[Boolean] = projection.rowGroups match {
+    case RowGroupSelection.All => Array.fill(n)(true)
+    case RowGroupSelection.Indices(ix) => Array.tabulate(n)(ix.contains)
+    case RowGroupSelection.Range(start, end) =>
+      // parquet-java's filterFileMetaDataByMidpoint, for files whose chunks all carry metadata.
+      Array.tabulate(n) { r =>
+        md.rowGroups(rgView, r)
+        val first = rgView.columns(chunkView, 0).metaData(metaView)
+        var startIndex = first.dataPageOffset
+        if (first.hasDictionaryPageOffset && startIndex > first.dictionaryPageOffset) {
+          startIndex = first.dictionaryPageOffset
+        }
+        val totalSize = if (rgView.hasTotalCompressedSize) rgView.totalCompressedSize else {
+          var s = 0L
+          var j = 0
+          while (j < rgView.columnsLength) { s += rgView.columns(chunkView, j).metaData(metaView).totalCompressedSize; j += 1 }
+          s
+        }
+        val mid = startIndex + totalSize / 2
+        mid >= start && mid < end
+      }
+  }
+
+  private def block(rg: fb.RowGroup, rowIndex: Long, selected: Array[Int], leaves: Array[Leaf],
+      r: Int): BlockMetaData = {
+    val b = new BlockMetaData()
+    b.setRowCount(rg.numRows)
+    b.setTotalByteSize(rg.totalByteSize)
+    b.setRowIndexOffset(rowIndex)
+    if (rg.hasOrdinal) b.setOrdinal(rg.ordinal)
+    val ordinal = rg.ordinal
+    val filePath = rg.columns(chunkView, 0).filePath()
+    if (rg.columnsLength != schema.leafCount) {
+      throw new FooterDecodeException(s"row group $r has ${rg.columnsLength} column chunks for ${schema.leafCount} leaves")
+    }
+    var k = 0
+    while (k < selected.length) {
+      val j = selected(k)
+      rg.columns(chunkView, j)
+      val fp = chunkView.filePath()
+      if (fp != filePath && (fp == null || fp != filePath)) {
+        throw new ParquetDecodingException("all column chunks of the same row group must be in the same file for now")
+      }
+      b.addColumn(column(chunkView, rg.numRows, leaves(k), ordinal))
+      k += 1
+    }
+    b.setPath(filePath)
+    b
+  }
+
+  private def column(c: fb.ColumnChunk, rowGroupRows: Long, leaf: Leaf, rowGroupOrdinal: Short): ColumnChunkMetaData = {
+    val m = c.metaData(metaView)
+    if (m == null) throw new FooterDecodeException("column chunk without metadata")
+    val codec = m.codec
+    if (codec < 0 || codec >= Codecs.length) throw new FooterDecodeException(s"unknown codec $codec")
+    val metaPos = FbAccess.pos(m)
+    val valueCount = if (m.hasNumValues) m.numValues else rowGroupRows
+    val col = if (projection.lazyStatistics) {
+      new LazyColumnChunkMetaData(encodingStats(m), leaf.properties(Codecs(codec), encodings(m)), m.dataPageOffset,
+        m.dictionaryPageOffset, valueCount, m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics,
+        metaPos, leaf)
+    } else {
+      ColumnChunkMetaData.get(leaf.path, leaf.primitive, Codecs(codec), encodingStats(m), encodings(m),
+        chunkStatistics.statistics(metaPos, leaf), m.dataPageOffset, m.dictionaryPageOffset, valueCount,
+        m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics.sizeStatistics(metaPos, leaf.primitive),
+        chunkStatistics.geospatialStatistics(metaPos))
+    }
+    col.setRowGroupOrdinal(rowGroupOrdinal)
+    if (m.hasBloomFilterOffset) col.setBloomFilterOffset(m.bloomFilterOffset)
+    if (m.hasBloomFilterLength) col.setBloomFilterLength(m.bloomFilterLength)
+    if (c.hasColumnIndexOffset && c.hasColumnIndexLength) {
+      col.setColumnIndexReference(new IndexReference(c.columnIndexOffset, c.columnIndexLength))
+    }
+    if (c.hasOffsetIndexOffset && c.hasOffsetIndexLength) {
+      col.setOffsetIndexReference(new IndexReference(c.offsetIndexOffset, c.offsetIndexLength))
+    }
+    col
+  }
+
+  private def encoding(v: Int): PEncoding = {
+    val e = if (v >= 0 && v < Encodings.length) Encodings(v) else null
+    if (e == null) throw new FooterDecodeException(s"encoding $v has no parquet-java equivalent")
+    e
+  }
+
+  private def encodings(m: fb.ColumnMetadata): java.util.Set[PEncoding] = {
+    val key = FbAccess.vector(m.getByteBuffer, FbAccess.pos(m), 22)
+    if (key < 0) return Collections.unmodifiableSet(new JHashSet[PEncoding]())
+    var set = encodingSets.get(key)
+    if (set == null) {
+      val s = new JHashSet[PEncoding]()
+      var i = 0
+      val bb = m.getByteBuffer
+      val n = bb.getInt(key)
+      while (i < n) { s.add(encoding(bb.get(key + 4 + i))); i += 1 }
+      set = Collections.unmodifiableSet(s)
+      encodingSets.put(key, set)
+    }
+    set
+  }
+
+  /**
+   * Immutable, so shared between chunks whose stats are the same vector (the writer shares
+   * identical vectors): built once per distinct vector instead of once per chunk.
+   */
+  private def encodingStats(m: fb.ColumnMetadata): EncodingStats = {
+    val bb = m.getByteBuffer
+    val vec = FbAccess.vector(bb, FbAccess.pos(m), 24)
+    if (vec < 0) return null
+    var stats = encodingStatsCache.get(vec)
+    if (stats == null) {
+      val builder = new EncodingStats.Builder()
+      var i = 0
+      while (i < m.encodingStatsLength) {
+        val s = m.encodingStats(encStatView, i)
+        s.pageType match {
+          case fb.PageType.DATA_PAGE_V2 =>
+            builder.withV2Pages()
+            builder.addDataEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.DATA_PAGE => builder.addDataEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.DICTIONARY_PAGE => builder.addDictEncoding(encoding(s.encoding), s.count)
+          case fb.PageType.INDEX_PAGE =>
+          case other => throw new FooterDecodeException(s"unknown page type $other")
+        }
+        i += 1
+      }
+      stats = builder.build()
+      encodingStatsCache.put(vec, stats)
+    }
+    stats
+  }
+
+}
+
+/**
+ * Statistics, size and geospatial statistics of one column chunk, from the position of its
+ * ColumnMetadata table, with parquet-java's rules (ParquetMetadataConverter 1.17,
+ * fromParquetStatistics). Thread-safe (fresh views per call): lazy chunks call it later.
+ */
+private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
+  import FlatBufferDecoder._
+
+  private val ignoreLegacyStats = new java.util.concurrent.ConcurrentHashMap[PrimitiveTypeName, java.lang.Boolean]()
+
+  // ---- statistics ----
+
+  private def bigEndianBytes(lo8: Long, hi8: Long, out: Array[Byte], at: Int, len: Int): Unit = {
+    var i = 0
+    while (i < len) {
+      val word = if (i < 8) lo8 else hi8
+      out(at + i) = (word >>> (8 * (7 - (i & 7)))).toByte
+      i += 1
+    }
+  }
+
+  private def littleEndianBytes(v: Long, out: Array[Byte], at: Int, len: Int): Unit = {
+    var i = 0
+    while (i < len) { out(at + i) = (v >>> (8 * i)).toByte; i += 1 }
+  }
+
+  private val NoBytes = new Array[Byte](0)
+
+  /** min_value (isMin) or max_value of a Statistics table, or null when absent. */
+  private def value(s: fb.Statistics, isMin: Boolean, leaf: Leaf, prefix: Array[Byte]): Array[Byte] = {
+    val hasLen = if (isMin) s.hasMinLen else s.hasMaxLen
+    if (hasLen) {
+      val len = if (isMin) s.minLen else s.maxLen
+      if (leaf.width > 0) {
+        if (len != leaf.width) throw new FooterDecodeException(s"statistics length $len for a ${leaf.width}-byte type")
+        val out = new Array[Byte](len)
+        val lo4 = if (isMin) s.minLo4 else s.maxLo4
+        val lo8 = if (isMin) s.minLo8 else s.maxLo8
+        len match {
+          case 1 | 4 => littleEndianBytes(lo4, out, 0, len)
+          case 8 => littleEndianBytes(lo8, out, 0, 8)
+          case 12 => littleEndianBytes(lo4, out, 0, 4); littleEndianBytes(lo8, out, 4, 8)
+        }
+        out
+      } else {
+        if (len < 0 || len > 16) throw new FooterDecodeException(s"statistics suffix length $len")
+        val out = new Array[Byte](prefix.length + len)
+        System.arraycopy(prefix, 0, out, 0, prefix.length)
+        bigEndianBytes(if (isMin) s.minLo8 else s.maxLo8, if (isMin) s.minHi8 else s.maxHi8, out, prefix.length, len)
+        out
+      }
+    } else {
+      val vec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), if (isMin) 26 else 28)
+      if (vec < 0) null else FbAccess.bytes(s.getByteBuffer, vec, if (leaf.width > 0) NoBytes else prefix)
+    }
+  }
+
+  private def legacy(s: fb.Statistics, isMin: Boolean, valueBytes: Array[Byte]): Array[Byte] = {
+    val bit = if (isMin) 1 else 2
+    if ((s.legacySame & bit) != 0) return valueBytes
+    val vec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), if (isMin) 36 else 38)
+    if (vec < 0) null else FbAccess.bytes(s.getByteBuffer, vec, NoBytes)
+  }
+
+  private def ignoreLegacy(p: PrimitiveTypeName): Boolean =
+    ignoreLegacyStats.computeIfAbsent(p, t => CorruptStatistics.shouldIgnoreStatistics(createdBy, t))
+
+  /** As ParquetMetadataConverter.fromParquetStatistics(createdBy, statistics, type). */
+  /**
+   * The Thrift Statistics byte fields as stored: (min_value, max_value, min, max), each null
+   * when absent. For checking the FlatBuffer against a Thrift footer field by field.
+   */
+  def storedValues(s: fb.Statistics, leaf: Leaf): Array[Array[Byte]] = {
+    val prefixVec = FbAccess.vector(bb, FbAccess.pos(s), 24)
+    val prefix = if (prefixVec < 0) NoBytes else FbAccess.bytes(bb, prefixVec, NoBytes)
+    val min = value(s, isMin = true, leaf, prefix)
+    val max = value(s, isMin = false, leaf, prefix)
+    Array(min, max, legacy(s, isMin = true, min), legacy(s, isMin = false, max))
+  }
+
+  def statistics(metadataPosition: Int, leaf: Leaf): PStatistics[_] = {
+    val m = new fb.ColumnMetadata().__assign(metadataPosition, bb)
+    val builder = PStatistics.getBuilderForReading(leaf.primitive)
+    val s = m.statistics(new fb.Statistics())
+    if (s != null) {
+      val prefixVec = FbAccess.vector(s.getByteBuffer, FbAccess.pos(s), 24)
+      val prefix = if (prefixVec < 0) NoBytes else FbAccess.bytes(s.getByteBuffer, prefixVec, NoBytes)
+      val min = value(s, isMin = true, leaf, prefix)
+      val max = value(s, isMin = false, leaf, prefix)
+      if (min != null && max != null) {
+        if (leaf.minMaxSupported || java.util.Arrays.equals(min, max)) {
+          builder.withMin(min)
+          builder.withMax(max)
+        }
+      } else {
+        val lmin = legacy(s, isMin = true, min)
+        val lmax = legacy(s, isMin = false, max)
+        val isSet = lmin != null && lmax != null
+        val maxEqualsMin = isSet && java.util.Arrays.equals(lmin, lmax)
+        if (!ignoreLegacy(leaf.primitive.getPrimitiveTypeName) && (leaf.expectedOrder == Signed || maxEqualsMin)) {
+          if (isSet) {
+            builder.withMin(lmin)
+            builder.withMax(lmax)
+          }
+        }
+      }
+      if (s.hasNullCount) builder.withNumNulls(s.nullCount)
+    }
+    builder.build()
+  }
+
+  def sizeStatistics(metadataPosition: Int, t: PrimitiveType): PSizeStatistics = {
+    val s = new fb.ColumnMetadata().__assign(metadataPosition, bb).sizeStatistics()
+    if (s == null) return null
+    val pos = FbAccess.pos(s)
+    val rep = FbAccess.vector(bb, pos, 6)
+    val defs = FbAccess.vector(bb, pos, 8)
+    new PSizeStatistics(t, s.unencodedByteArrayDataBytes,
+      if (rep < 0) null else FbAccess.longs(bb, rep), if (defs < 0) null else FbAccess.longs(bb, defs))
+  }
+
+  def geospatialStatistics(metadataPosition: Int): PGeospatialStatistics = {
+    val g = new fb.ColumnMetadata().__assign(metadataPosition, bb).geospatialStatistics()
+    if (g == null) return null
+    val x = g.bbox()
+    val bbox = if (x == null) null else new PBoundingBox(x.xmin, x.xmax, x.ymin, x.ymax,
+      if (x.hasZmin) x.zmin else Double.NaN, if (x.hasZmax) x.zmax else Double.NaN,
+      if (x.hasMmin) x.mmin else Double.NaN, if (x.hasMmax) x.mmax else Double.NaN)
+    val types = if (g.geospatialTypesAsByteBuffer() == null) null else {
+      val set = new JHashSet[Integer]()
+      var i = 0
+      while (i < g.geospatialTypesLength) { set.add(g.geospatialTypes(i)); i += 1 }
+      new GeospatialTypes(set)
+    }
+    new PGeospatialStatistics(bbox, types)
+  }
+}

@@ -1,0 +1,52 @@
+package io.superspark.parquet.footer
+
+import java.io.IOException
+
+/**
+ * Why a reader did not use a file's FlatBuffer footer and fell back to the Thrift one.
+ * Offsets are relative to the start of the footer (the bytes the Parquet footer length
+ * covers); `FooterReader` adds the file offset of the footer when it reports them.
+ */
+sealed abstract class FallbackReason(val code: String) {
+  def message: String
+  override def toString: String = s"$code: $message"
+}
+
+object FallbackReason {
+  final case class SizeCrcMismatch(offset: Int) extends FallbackReason("size_crc_mismatch") {
+    def message: String = s"crc32 of the FlatBuffer size at footer offset $offset does not match"
+  }
+  final case class SizeOutOfBounds(offset: Int, size: Long, available: Long)
+      extends FallbackReason("size_out_of_bounds") {
+    def message: String =
+      s"FlatBuffer size $size at footer offset $offset does not fit the $available bytes before it"
+  }
+  final case class HeaderMismatch(offset: Int) extends FallbackReason("header_mismatch") {
+    def message: String =
+      s"no field header 08 FF FF 01 with the matching ULEB128 size at footer offset $offset"
+  }
+  final case class FlatBufferCrcMismatch(offset: Int, length: Int)
+      extends FallbackReason("flatbuffer_crc_mismatch") {
+    def message: String = s"crc32 of the $length-byte FlatBuffer at footer offset $offset does not match"
+  }
+  final case class MalformedFlatBuffer(offset: Int, detail: String)
+      extends FallbackReason("malformed_flatbuffer") {
+    def message: String = s"FlatBuffer at footer offset $offset is malformed: $detail"
+  }
+  final case class Undecodable(detail: String) extends FallbackReason("undecodable") {
+    def message: String = s"FlatBuffer does not decode to Parquet metadata: $detail"
+  }
+}
+
+/** A Parquet footer that cannot be read at all (neither from the FlatBuffer nor Thrift). */
+class ParquetFooterException(message: String, cause: Throwable = null)
+    extends IOException(message, cause)
+
+/** With `strict`, a file whose FlatBuffer footer is present but unusable. */
+class FlatBufferFooterException(val file: String, val reason: FallbackReason, val footerOffset: Long)
+    extends ParquetFooterException(
+      s"$file: FlatBuffer footer extension unusable (footer at byte $footerOffset): $reason")
+
+/** A footer the FlatBuffer cannot represent faithfully: nothing is written. */
+class UnrepresentableFooterException(val reason: String)
+    extends ParquetFooterException(s"footer cannot be represented as a FlatBuffer: $reason")

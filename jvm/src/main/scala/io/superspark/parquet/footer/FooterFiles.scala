@@ -1,0 +1,200 @@
+package io.superspark.parquet.footer
+
+import java.io.{ByteArrayInputStream, EOFException}
+import java.nio.ByteBuffer
+import java.nio.channels.FileChannel
+import java.nio.file.{Files, Path, StandardCopyOption, StandardOpenOption}
+
+import org.apache.parquet.format.Util
+import org.apache.parquet.io.InputFile
+
+/**
+ * A Parquet file's footer: the bytes its footer length covers (Thrift, plus the extension
+ * when present), where they start in the file, and the file's length.
+ */
+final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte]) {
+  /** Thrift + extension + length + magic: what `add`/`strip` rewrite. */
+  def tailLength: Long = fileLength - footerOffset
+}
+
+/** Footer I/O: reading footers, and `add`/`strip` by rewriting only the file's tail. */
+object FooterFiles {
+
+  /** Reads the footer given the file length and a positioned read (offset, length) => bytes. */
+  def readFooter(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): FooterBytes = {
+    if (fileLength < 12) {
+      throw new ParquetFooterException(s"$path: $fileLength bytes is too short for a Parquet file (needs 12)")
+    }
+    val tail = readAt(fileLength - 8, 8)
+    val magic = java.util.Arrays.copyOfRange(tail, 4, 8)
+    if (java.util.Arrays.equals(magic, FooterLayout.EncryptedMagic)) {
+      throw new ParquetFooterException(s"$path: encrypted footer (magic PARE at byte ${fileLength - 4}) is not supported")
+    }
+    if (!java.util.Arrays.equals(magic, FooterLayout.Magic)) {
+      throw new ParquetFooterException(s"$path: not a Parquet file (no PAR1 magic at byte ${fileLength - 4})")
+    }
+    val length = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
+    val offset = fileLength - 8 - length
+    if (offset < 4) {
+      throw new ParquetFooterException(
+        s"$path: footer length $length (at byte ${fileLength - 8}) exceeds the $fileLength-byte file")
+    }
+    if (length > Int.MaxValue - 16) {
+      throw new ParquetFooterException(s"$path: footer length $length (at byte ${fileLength - 8}) is not supported")
+    }
+    FooterBytes(path, fileLength, offset, readAt(offset, length.toInt))
+  }
+
+  def readFooter(file: Path): FooterBytes = {
+    val ch = FileChannel.open(file, StandardOpenOption.READ)
+    try readFooter(file.toString, ch.size(), (off, len) => readFully(ch, off, len, file.toString))
+    finally ch.close()
+  }
+
+  /** For readers on Hadoop file systems (e.g. parquet-java's HadoopInputFile). */
+  def readFooter(file: InputFile): FooterBytes = {
+    val in = file.newStream()
+    try {
+      readFooter(file.toString, file.getLength, { (off, len) =>
+        val out = new Array[Byte](len)
+        in.seek(off)
+        in.readFully(out)
+        out
+      })
+    } finally in.close()
+  }
+
+  private def readFully(ch: FileChannel, offset: Long, length: Int, path: String): Array[Byte] = {
+    val buf = ByteBuffer.allocate(length)
+    var pos = offset
+    while (buf.hasRemaining) {
+      val n = ch.read(buf, pos)
+      if (n < 0) throw new EOFException(s"$path: unexpected end of file at byte $pos")
+      pos += n
+    }
+    buf.array()
+  }
+
+  // ---- building and removing the extension ----
+
+  /** The file's Thrift footer without any extension of ours (as it was before `add`). */
+  def thriftFooter(footer: FooterBytes): Array[Byte] = FooterLayout.locate(footer.footer) match {
+    case FooterLayout.Present(ext) => ext.thriftFooter(footer.footer)
+    case FooterLayout.Absent => footer.footer
+    case FooterLayout.Corrupt(reason) =>
+      // Our UUID, damaged sizes or CRCs: delimit the field by parsing the Thrift instead.
+      val field = try ThriftFields.extensionField(footer.footer) catch { case _: Exception => None }
+      field match {
+        case Some((at, true)) =>
+          val out = java.util.Arrays.copyOf(footer.footer, at + 1)
+          out(at) = 0
+          out
+        case _ => throw new ParquetFooterException(
+          s"${footer.path}: carries a damaged footer extension (footer at byte ${footer.footerOffset}): $reason; " +
+            "its Thrift part cannot be delimited")
+      }
+  }
+
+  /**
+   * The FlatBuffer for a Thrift footer, after checking that it decodes to exactly what
+   * parquet-java makes of the Thrift footer; refuses otherwise (nothing half-right is written).
+   */
+  def buildFlatBuffer(path: String, thrift: Array[Byte]): Array[Byte] = {
+    // One Thrift parse serves both the conversion and parquet-java's reference result
+    // (built the way readParquetMetadata builds it, row-index offsets included).
+    val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
+    }
+    val rowIndexOffsets = new java.util.IdentityHashMap[org.apache.parquet.format.RowGroup, java.lang.Long]()
+    if (tmd.getRow_groups != null) {
+      var sum = 0L
+      tmd.getRow_groups.forEach { rg => rowIndexOffsets.put(rg, sum); sum += rg.getNum_rows }
+    }
+    val fbBytes = ThriftToFlatBuffer.convert(tmd)
+    val expected = try FooterReader.converter().fromParquetMetadata(tmd, null, false, rowIndexOffsets) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
+    }
+    FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fbBytes)) match {
+      case Left(reason) => throw new UnrepresentableFooterException(s"the FlatBuffer does not decode ($reason)")
+      case Right(actual) =>
+        MetadataDiff.diff(actual, expected).orElse(ThriftDiff.diff(tmd, ByteBuffer.wrap(fbBytes))).foreach { d =>
+          throw new UnrepresentableFooterException(s"the FlatBuffer would differ from the Thrift footer: $d")
+        }
+    }
+    fbBytes
+  }
+
+  /**
+   * Largest footer other readers accept: parquet-java reads the footer as one Thrift message
+   * of at most 100 MiB by default (Arrow C++ caps one binary field at 100 MB). An extension
+   * that pushes a footer past it would make the file unreadable for them, so it is refused.
+   */
+  val MaxFooterBytes: Long = 100L * 1024 * 1024
+
+  /** The new tail (footer + length + magic) with the extension. */
+  def extendedTail(path: String, thrift: Array[Byte]): Array[Byte] = {
+    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
+    }
+    if (foreign) {
+      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
+        "ours (unknown UUID); the extension mechanism allows only one")
+    }
+    val footer = FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift))
+    if (footer.length > MaxFooterBytes) {
+      throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
+        s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
+    }
+    withLengthAndMagic(footer)
+  }
+
+  def withLengthAndMagic(footer: Array[Byte]): Array[Byte] = {
+    val out = java.util.Arrays.copyOf(footer, footer.length + 8)
+    System.arraycopy(FooterLayout.tail(footer.length), 0, out, footer.length, 8)
+    out
+  }
+
+  /**
+   * Replaces the file's tail (from the footer start) by `newTail`. In place: writes from the
+   * first differing byte and truncates, so the data pages are never touched (not atomic:
+   * an interrupted rewrite leaves a damaged tail). With `output`: copies the data bytes to a
+   * temporary file next to `output`, appends `newTail` and renames it into place.
+   * Removes a stale Hadoop checksum sidecar (`.name.crc`) of a file changed in place.
+   */
+  def rewriteTail(file: Path, footer: FooterBytes, newTail: Array[Byte], output: Option[Path]): Unit = output match {
+    case None =>
+      val oldTail = {
+        val ch = FileChannel.open(file, StandardOpenOption.READ)
+        try readFully(ch, footer.footerOffset, footer.tailLength.toInt, file.toString) finally ch.close()
+      }
+      val n = math.min(oldTail.length, newTail.length)
+      val m = java.util.Arrays.mismatch(oldTail, 0, n, newTail, 0, n)
+      val from = if (m < 0) n else m
+      val ch = FileChannel.open(file, StandardOpenOption.WRITE)
+      try {
+        val buf = ByteBuffer.wrap(newTail, from, newTail.length - from)
+        var pos = footer.footerOffset + from
+        while (buf.hasRemaining) pos += ch.write(buf, pos)
+        ch.truncate(footer.footerOffset + newTail.length)
+        ch.force(true)
+      } finally ch.close()
+      val crc = file.resolveSibling(s".${file.getFileName}.crc")
+      Files.deleteIfExists(crc)
+    case Some(out) =>
+      val parent = Option(out.toAbsolutePath.getParent).getOrElse(out.toAbsolutePath)
+      Files.createDirectories(parent)
+      val tmp = Files.createTempFile(parent, s".${out.getFileName}", ".tmp")
+      try {
+        val src = FileChannel.open(file, StandardOpenOption.READ)
+        val dst = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)
+        try {
+          var pos = 0L
+          while (pos < footer.footerOffset) pos += src.transferTo(pos, footer.footerOffset - pos, dst)
+          val buf = ByteBuffer.wrap(newTail)
+          while (buf.hasRemaining) dst.write(buf)
+          dst.force(true)
+        } finally { src.close(); dst.close() }
+        Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+      } finally Files.deleteIfExists(tmp)
+  }
+}

@@ -1,0 +1,55 @@
+package io.superspark.parquet.footer
+
+import org.apache.parquet.column.EncodingStats
+import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
+import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics
+import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkProperties}
+
+/**
+ * A column chunk whose statistics, size statistics and geospatial statistics are decoded
+ * from the FlatBuffer when first asked for (like parquet-java's own
+ * `EncryptedColumnChunkMetaData`, which decrypts on first access). Everything else is
+ * decoded eagerly. The values are exactly those of the eager decode (the tests compare
+ * every getter); a reader that prunes with the statistics of a few columns pays for those.
+ * Thread-safe: a race decodes twice and keeps either equal result.
+ */
+private[footer] final class LazyColumnChunkMetaData(
+    encodingStats: EncodingStats,
+    properties: ColumnChunkProperties,
+    firstDataPage: Long,
+    dictionaryPage: Long,
+    valueCount: Long,
+    totalSize: Long,
+    totalUncompressedSize: Long,
+    source: ChunkStatistics,
+    metadataPosition: Int,
+    leaf: FlatBufferDecoder.Leaf) extends ColumnChunkMetaData(encodingStats, properties) {
+
+  @volatile private var stats: Statistics[_] = _
+  @volatile private var sizeStats: Option[SizeStatistics] = _
+  @volatile private var geoStats: Option[GeospatialStatistics] = _
+
+  override def getFirstDataPageOffset: Long = firstDataPage
+  override def getDictionaryPageOffset: Long = dictionaryPage
+  override def getValueCount: Long = valueCount
+  override def getTotalUncompressedSize: Long = totalUncompressedSize
+  override def getTotalSize: Long = totalSize
+
+  override def getStatistics: Statistics[_] = {
+    var s: Statistics[_] = stats
+    if (s == null) { s = source.statistics(metadataPosition, leaf); stats = s }
+    s
+  }
+
+  override def getSizeStatistics: SizeStatistics = {
+    var s = sizeStats
+    if (s == null) { s = Option(source.sizeStatistics(metadataPosition, leaf.primitive)); sizeStats = s }
+    s.orNull
+  }
+
+  override def getGeospatialStatistics: GeospatialStatistics = {
+    var s = geoStats
+    if (s == null) { s = Option(source.geospatialStatistics(metadataPosition)); geoStats = s }
+    s.orNull
+  }
+}

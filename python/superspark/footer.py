@@ -1,0 +1,237 @@
+"""Parquet FlatBuffers footer extension: inspect, add, strip and verify it.
+
+The footer extension appends a FlatBuffers copy of Parquet's ``FileMetaData`` (with CRCs and
+a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. See
+``docs/parquet-footer.md``.
+
+Everything runs in the JVM (``io.superspark.parquet.footer.FooterTool`` in the superspark
+jar): this module only calls it through py4j, using the running SparkSession's gateway when
+there is one with the superspark jar, otherwise a plain JVM started once with
+``pyspark.java_gateway.launch_gateway`` and the jar on its classpath.
+
+Python API (each returns one dict per Parquet file; directories are walked)::
+
+    from superspark import footer
+    footer.inspect("data/")                # extension present?, sizes, CRCs, row groups...
+    footer.add("data/part-0.parquet")      # in place (rewrites only the footer)
+    footer.add("in.parquet", output="out.parquet")
+    footer.strip("data/")                  # byte-identical to the file before `add`
+    footer.verify("data/")                 # CRCs + FlatBuffer == Thrift, field by field
+
+Command line::
+
+    python -m superspark.footer inspect [--json] PATH...
+    python -m superspark.footer add [--output OUT] PATH...
+    python -m superspark.footer strip [--output OUT] PATH...
+    python -m superspark.footer verify [--json] PATH...
+
+Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
+extension); 2 (``verify`` only) some file has no extension and none failed; 64 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from typing import Iterable, List, Optional, Sequence, Union
+
+__all__ = ["inspect", "add", "strip", "verify", "main"]
+
+PathArg = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
+
+_gateway = None
+
+
+def _tool():
+    """The JVM FooterTool object, through the active session's gateway or our own."""
+    global _gateway
+    from py4j.java_gateway import JavaClass
+
+    try:
+        from pyspark.sql import SparkSession
+
+        session = SparkSession.getActiveSession()
+    except Exception:  # pragma: no cover - pyspark without a usable session module
+        session = None
+    jvm = getattr(session, "_jvm", None) if session is not None else None
+    if jvm is not None:
+        tool = jvm.io.superspark.parquet.footer.FooterTool
+        if isinstance(tool, JavaClass):
+            return tool
+    if _gateway is None:
+        from pyspark import SparkConf
+        from pyspark.java_gateway import launch_gateway
+
+        from superspark import jar_path
+
+        conf = SparkConf(loadDefaults=False)
+        conf.set("spark.driver.extraClassPath", jar_path())
+        conf.set("spark.driver.memory", os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g"))
+        # The JVM's own logging goes nowhere unless asked for: results and errors come back
+        # as JSON through py4j.
+        quiet = {} if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else {"stderr": subprocess.DEVNULL}
+        _gateway = launch_gateway(conf, popen_kwargs=quiet)
+    return _gateway.jvm.io.superspark.parquet.footer.FooterTool
+
+
+def _paths(paths: Iterable[PathArg]) -> List[str]:
+    out: List[str] = []
+    for p in paths:
+        if isinstance(p, (str, os.PathLike)):
+            out.append(os.fspath(p))
+        else:
+            out.extend(os.fspath(x) for x in p)
+    if not out:
+        raise ValueError("no paths given")
+    for p in out:
+        if not os.path.exists(p):
+            raise FileNotFoundError(p)
+    return out
+
+
+def _java_list(tool, items: List[str]):
+    from py4j.java_collections import ListConverter
+
+    return ListConverter().convert(items, tool._gateway_client)
+
+
+def _call(command: str, paths: Iterable[PathArg], *extra) -> List[dict]:
+    tool = _tool()
+    jpaths = _java_list(tool, _paths(paths))
+    return json.loads(getattr(tool, command)(jpaths, *extra))
+
+
+def inspect(*paths: PathArg) -> List[dict]:
+    """Per Parquet file: ``status`` (``present``, ``absent``, ``corrupt``, ``error``),
+    ``uuid``, ``footer_bytes``, ``thrift_bytes``, ``flatbuffer_bytes``, ``size_crc``,
+    ``flatbuffer_crc``, ``structure``, ``metadata_source``, ``row_groups``, ``columns``,
+    ``num_rows``, ``created_by``."""
+    return _call("inspect", paths)
+
+
+def verify(*paths: PathArg) -> List[dict]:
+    """Per Parquet file: ``status`` ``valid`` (CRCs and structure check out and the
+    FlatBuffer decodes to exactly what parquet-java reads from the Thrift footer),
+    ``absent``, ``corrupt`` or ``mismatch`` (with ``reason``), or ``error``."""
+    return _call("verify", paths)
+
+
+def add(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+    """Gives files the extension by rewriting only their footer (data pages are neither
+    read nor rewritten): in place, or into ``output`` (a file for one input file, else a
+    directory mirroring the inputs). Idempotent: a file with a valid extension is left
+    ``unchanged``. Status ``added``, ``unchanged``, ``refused`` (the FlatBuffer cannot
+    represent the footer faithfully, e.g. encryption; nothing is written) or ``error``."""
+    return _call("add", paths, None if output is None else os.fspath(output))
+
+
+def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+    """Removes the extension, restoring the file byte for byte as it was before ``add``.
+    Status ``stripped``, ``unchanged`` (no extension) or ``error``."""
+    return _call("strip", paths, None if output is None else os.fspath(output))
+
+
+# ---- command line ----
+
+_FAILED = {"error", "refused", "corrupt", "mismatch"}
+
+
+def _size(n) -> str:
+    return "-" if n is None else f"{n:,} B"
+
+
+def _print_inspect(r: dict) -> None:
+    status = r["status"]
+    if status == "error":
+        print(f"{r['path']}: error: {r.get('message')}")
+        return
+    head = f"{r['path']}: extension {status}"
+    if r.get("extension"):
+        head += f" (uuid {r['uuid']})"
+    print(head)
+    print(f"  footer {_size(r.get('footer_bytes'))}: thrift {_size(r.get('thrift_bytes'))}, "
+          f"flatbuffer {_size(r.get('flatbuffer_bytes'))}")
+    if r.get("extension"):
+        print(f"  size crc {r.get('size_crc')}, flatbuffer crc {r.get('flatbuffer_crc')}, "
+              f"structure {r.get('structure', 'unchecked')}")
+        if r.get("reason"):
+            print(f"  reason: {r['reason']}")
+    print(f"  {r.get('row_groups')} row groups, {r.get('columns')} columns, {r.get('num_rows')} rows "
+          f"(metadata from {r.get('metadata_source')})")
+    print(f"  created_by: {r.get('created_by')}")
+
+
+def _print_change(r: dict) -> None:
+    status = r["status"]
+    detail = ""
+    if status in ("added", "stripped", "unchanged"):
+        parts = [f"thrift {_size(r.get('thrift_bytes'))}"]
+        if r.get("flatbuffer_bytes"):
+            parts.append(f"flatbuffer {_size(r.get('flatbuffer_bytes'))}")
+        if r.get("seconds") is not None:
+            parts.append(f"{r['seconds']:.3f} s")
+        detail = " (" + ", ".join(parts) + ")"
+        if r.get("source") and r["source"] != r["path"]:
+            detail += f" from {r['source']}"
+    elif r.get("message"):
+        detail = f": {r['message']}"
+    print(f"{status} {r['path']}{detail}")
+
+
+def _print_verify(r: dict) -> None:
+    reason = r.get("reason") or r.get("message")
+    print(f"{r['status']} {r['path']}" + (f": {reason}" if reason else ""))
+
+
+def _exit_code(command: str, results: List[dict]) -> int:
+    statuses = {r["status"] for r in results}
+    if statuses & _FAILED:
+        return 1
+    if command == "verify" and "absent" in statuses:
+        return 2
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m superspark.footer",
+                                     description="Parquet FlatBuffers footer extension tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, help_text in [("inspect", "show the footer and its extension"),
+                            ("verify", "check CRCs and that the FlatBuffer matches the Thrift footer")]:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.add_argument("paths", nargs="+", metavar="PATH")
+    for name, help_text in [("add", "add the extension (rewrites only the footer)"),
+                            ("strip", "remove the extension (byte-identical to before add)")]:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--output", "-o", help="write here instead of in place")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.add_argument("paths", nargs="+", metavar="PATH")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return 64 if e.code else 0
+    try:
+        if args.command in ("add", "strip"):
+            results = globals()[args.command](args.paths, output=args.output)
+        else:
+            results = globals()[args.command](args.paths)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 64
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        printer = {"inspect": _print_inspect, "verify": _print_verify}.get(args.command, _print_change)
+        for r in results:
+            printer(r)
+        if not results:
+            print("no Parquet files found", file=sys.stderr)
+    return _exit_code(args.command, results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

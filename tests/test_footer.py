@@ -1,0 +1,227 @@
+"""The footer tools' Python API and CLI: directories, idempotence, exit codes, bad files."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from superspark import footer
+
+UUID = "bb020e68-d327-4698-a215-465ff5dc7e44"
+
+
+def _cli(*args):
+    """Runs the CLI in this process (same JVM) and returns (exit code, stdout)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = footer.main(list(args))
+    return code, out.getvalue()
+
+
+@pytest.fixture
+def spark_dir(spark, tmp_path):
+    d = str(tmp_path / "table")
+    spark.range(3000).selectExpr("id", "CAST(id AS STRING) AS s", "id % 7 AS k") \
+        .repartition(3).write.option("parquet.block.size", 8192).parquet(d)
+    return d
+
+
+def _data_files(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".parquet"))
+
+
+def test_directory_add_in_place_then_spark_reads_it(spark, spark_dir):
+    expected = sorted(spark.read.parquet(spark_dir).collect())
+    assert any(f.endswith(".crc") for f in os.listdir(spark_dir))
+    results = footer.add(spark_dir)
+    assert len(results) == 3 and {r["status"] for r in results} == {"added"}
+    # The stale Hadoop checksums of the rewritten files are gone, so Spark can read them.
+    for f in _data_files(spark_dir):
+        assert not os.path.exists(os.path.join(spark_dir, f".{f}.crc"))
+    assert sorted(spark.read.parquet(spark_dir).collect()) == expected
+    assert {r["status"] for r in footer.verify(spark_dir)} == {"valid"}
+    assert {r["status"] for r in footer.add(spark_dir)} == {"unchanged"}
+    inspected = footer.inspect(spark_dir)
+    assert [os.path.basename(r["path"]) for r in inspected] == _data_files(spark_dir)
+    assert all(r["uuid"] == UUID and r["row_groups"] >= 1 for r in inspected)
+    assert sum(r["num_rows"] for r in inspected) == 3000
+
+
+def test_output_directory_mirrors_inputs(spark_dir, tmp_path):
+    out = str(tmp_path / "out")
+    results = footer.add(spark_dir, output=out)
+    assert {r["status"] for r in results} == {"added"}
+    assert _data_files(out) == _data_files(spark_dir)
+    stripped = str(tmp_path / "stripped")
+    footer.strip(out, output=stripped)
+    for f in _data_files(spark_dir):
+        with open(os.path.join(spark_dir, f), "rb") as a, open(os.path.join(stripped, f), "rb") as b:
+            assert a.read() == b.read()
+
+
+def test_cli_exit_codes_and_json(tmp_path):
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": list(range(100)), "b": [str(i) for i in range(100)]}), f,
+                   row_group_size=30)
+    code, out = _cli("verify", f)
+    assert code == 2 and out.startswith("absent ")
+    code, out = _cli("add", f)
+    assert code == 0 and out.startswith("added ")
+    code, out = _cli("verify", f)
+    assert code == 0 and out.startswith("valid ")
+    code, out = _cli("inspect", "--json", f)
+    [r] = json.loads(out)
+    assert code == 0 and r["status"] == "present" and r["row_groups"] == 4 and r["columns"] == 2
+    assert r["size_crc"] == "ok" and r["flatbuffer_crc"] == "ok" and r["structure"] == "ok"
+    code, out = _cli("inspect", f)
+    assert "extension present" in out and UUID in out and "4 row groups, 2 columns, 100 rows" in out
+
+    # Damage one FlatBuffer byte: inspect and verify report it, readers still work.
+    size = os.path.getsize(f)
+    with open(f, "r+b") as fh:
+        fh.seek(size - 8 - r["footer_bytes"] + r["thrift_bytes"] + 10)
+        byte = fh.read(1)
+        fh.seek(-1, 1)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    code, out = _cli("verify", f)
+    assert code == 1 and out.startswith("corrupt ") and "flatbuffer_crc_mismatch" in out
+    [bad] = footer.inspect(f)
+    assert bad["status"] == "corrupt" and bad["metadata_source"] == "thrift" and bad["row_groups"] == 4
+    assert pq.read_table(f).num_rows == 100
+
+
+def test_errors_are_reported_per_file(tmp_path):
+    good = str(tmp_path / "good.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), good)
+    junk = str(tmp_path / "junk.parquet")
+    with open(junk, "wb") as fh:
+        fh.write(b"not a parquet file at all")
+    results = footer.add(good, junk)
+    assert [r["status"] for r in results] == ["added", "error"]
+    assert "no PAR1 magic" in results[1]["message"] and junk in results[1]["message"]
+    code, _ = _cli("add", junk)
+    assert code == 1
+    assert _cli("inspect", str(tmp_path / "missing.parquet"))[0] == 64
+    assert _cli("frobnicate", good)[0] == 64
+
+
+def test_module_runs_as_a_program(tmp_path):
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", f],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and p.stdout.startswith("absent "), p.stdout + p.stderr
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GENERATED = os.path.join(REPO, "jvm", "src", "main", "java", "io", "superspark", "parquet", "footer", "fbs")
+
+
+def test_generated_classes_target_the_runtime_version():
+    sources = [os.path.join(GENERATED, f) for f in os.listdir(GENERATED)]
+    assert len(sources) >= 25
+    text = "".join(open(f).read() for f in sources)
+    assert "FLATBUFFERS_2_0_8" not in text
+    assert text.count("Constants.FLATBUFFERS_25_2_10()") == text.count("ValidateVersion()") > 0
+
+
+@pytest.mark.skipif(shutil.which("flatc") is None, reason="flatc (Debian flatbuffers-compiler) not installed")
+def test_generated_classes_match_the_schema(tmp_path):
+    subprocess.run([os.path.join(REPO, "dev", "gen-footer-fbs.sh"), str(tmp_path)], check=True,
+                   capture_output=True, timeout=120)
+    fresh = os.path.join(str(tmp_path), "io", "superspark", "parquet", "footer", "fbs")
+    assert sorted(os.listdir(fresh)) == sorted(os.listdir(GENERATED))
+    for f in os.listdir(fresh):
+        with open(os.path.join(fresh, f)) as a, open(os.path.join(GENERATED, f)) as b:
+            assert a.read() == b.read(), f
+
+
+def _uleb(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _split(data):
+    import struct
+
+    assert data[-4:] == b"PAR1"
+    (n,) = struct.unpack("<I", data[-8:-4])
+    return data[:-8 - n], data[-8 - n:-8]
+
+
+def test_add_writes_the_spec_layout_checked_independently(tmp_path):
+    import struct
+    import uuid
+    import zlib
+
+    src = str(tmp_path / "src.parquet")
+    pq.write_table(pa.table({"a": list(range(1000)), "s": [f"v{i}" for i in range(1000)]}), src,
+                   row_group_size=100)
+    dst = str(tmp_path / "dst.parquet")
+    footer.add(src, output=dst)
+    original, new = open(src, "rb").read(), open(dst, "rb").read()
+    body, thrift = _split(original)
+    body2, ext_footer = _split(new)
+    assert body2 == body  # data pages untouched
+    assert ext_footer[-1] == 0
+    assert uuid.UUID(bytes=ext_footer[-17:-1]) == uuid.UUID(UUID)
+    fb_crc, k, k_crc = struct.unpack("<III", ext_footer[-29:-17])
+    assert k_crc == zlib.crc32(struct.pack("<I", k))
+    fb = ext_footer[-29 - k:-29]
+    assert fb_crc == zlib.crc32(fb)
+    header = b"\x08\xff\xff\x01" + _uleb(k + 28)
+    prefix_len = len(ext_footer) - 29 - k - len(header)
+    assert ext_footer[prefix_len:prefix_len + len(header)] == header
+    assert ext_footer[:prefix_len] + b"\x00" == thrift
+
+
+def test_add_refuses_a_foreign_field_32767_extension(tmp_path):
+    import struct
+
+    f = str(tmp_path / "foreign.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    body, thrift = _split(open(f, "rb").read())
+    payload = b"someone else's extension" + bytes(16)
+    new = thrift[:-1] + b"\x08\xff\xff\x01" + _uleb(len(payload)) + payload + b"\x00"
+    with open(f, "wb") as fh:
+        fh.write(body + new + struct.pack("<I", len(new)) + b"PAR1")
+    assert pq.read_table(f).column("a").to_pylist() == [1, 2, 3]  # other readers skip it
+    [r] = footer.add(f)
+    assert r["status"] == "refused" and "field-32767" in r["message"], r
+    [i] = footer.inspect(f)
+    assert i["status"] == "absent" and i["row_groups"] == 1
+
+
+def test_damaged_extension_is_repaired_by_add_and_removed_by_strip(tmp_path):
+    orig = str(tmp_path / "orig.parquet")
+    pq.write_table(pa.table({"a": list(range(500))}), orig, row_group_size=100)
+    f = str(tmp_path / "f.parquet")
+    footer.add(orig, output=f)
+    [r] = footer.inspect(f)
+    data = bytearray(open(f, "rb").read())
+    # Flip a byte inside the FlatBuffer: CRC mismatch, sizes intact.
+    data[len(data) - 8 - r["footer_bytes"] + r["thrift_bytes"] + 20] ^= 0x55
+    open(f, "wb").write(bytes(data))
+    assert footer.verify(f)[0]["status"] == "corrupt"
+    damaged = bytes(data)
+    [a] = footer.add(f)
+    assert a["status"] == "added" and footer.verify(f)[0]["status"] == "valid"
+    open(f, "wb").write(damaged)
+    [s] = footer.strip(f)
+    assert s["status"] == "stripped"
+    assert open(f, "rb").read() == open(orig, "rb").read()
