@@ -41,7 +41,6 @@ abstract class CellExpression extends UnaryExpression with CodegenFallback {
       decode(cell)
     } catch {
       case e: BsupException => if (failFast) throw CellExpression.malformed(e, prettyName) else null
-      case e: SparkException => throw e
       case e: RuntimeException =>
         // A value the shared readers reject by other means (a number too large, a bad date).
         if (failFast) {
