@@ -3,7 +3,7 @@ from_json / to_json on the same small records (7 mixed fields), side by side in 
 The three binary/string columns are cached in memory first; each measurement evaluates every
 row into Spark's `noop` sink. Prints rows/s (medians of repeats) and ratio= lines.
 
-    make bench-sb            # BENCH_ROWS=1000000 BENCH_REPEATS=3 by default (+1 warm-up round)
+    make bench-sb            # BENCH_ROWS=2000000 BENCH_REPEATS=5 by default (+1 warm-up round)
 """
 
 import glob
@@ -18,8 +18,8 @@ from pyspark.sql import functions as F
 from superspark import functions as SF
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
-REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+ROWS = int(os.environ.get("BENCH_ROWS", "2000000"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
 
 avro_jars = glob.glob(os.path.join(ROOT, "bench", "out", "jars", "spark-avro_*.jar"))
 if not avro_jars:

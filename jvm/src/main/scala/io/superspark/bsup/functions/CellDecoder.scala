@@ -113,12 +113,8 @@ final class CellDecoder(source: String) {
     }
     val frameType = (code >> 4) & 3
     if ((code & 0x80) == 0 && frameType == 3) fail(frameStart, f"bad frame code 0x$code%02x")
-    val header = new Cursor(cell, pos, end, where)
-    val high = try header.uvarint() catch {
-      case e: BsupException => fail(frameStart, s"bad frame length: ${e.detail}")
-    }
+    val high = frameLengthHigh()
     if (high > (Int.MaxValue >> 4)) fail(frameStart, s"frame length ${high * 16} is too large")
-    pos = header.pos
     val length = (high << 4 | (code & 0xf)).toInt
     if (length > end - pos) {
       fail(frameStart, s"frame length $length runs past the end of the cell (${end - pos} bytes left)")
@@ -126,6 +122,12 @@ final class CellDecoder(source: String) {
     val payloadStart = pos
     pos += length
     if ((code & 0x80) != 0) return
+    // The usual cell of a column of one type: the same typedefs as the previous cell.
+    if (frameType == 0 && (code & 0x40) == 0 && typesFrames == 0 && typesKey != null && typesKey.length == length &&
+        java.util.Arrays.equals(typesKey, 0, length, cell, payloadStart, payloadStart + length)) {
+      typesFrames = 1
+      return
+    }
     var cursor = new Cursor(cell, payloadStart, payloadStart + length, where)
     if ((code & 0x40) != 0) {
       val format = cursor.byte()
@@ -154,6 +156,22 @@ final class CellDecoder(source: String) {
         values = cursor
       case 2 => // Control frames carry no values.
     }
+  }
+
+  /** The high bits of a frame length: a uvarint of at most 10 bytes at `pos`. */
+  private def frameLengthHigh(): Long = {
+    var result = 0L
+    var shift = 0
+    while (true) {
+      if (pos >= end) fail(frameStart, "bad frame length: truncated uvarint")
+      val b = cell(pos) & 0xff
+      pos += 1
+      if (shift == 63 && b > 1) fail(frameStart, "bad frame length: uvarint longer than 10 bytes or over 64 bits")
+      result |= (b & 0x7fL) << shift
+      if ((b & 0x80) == 0) return result
+      shift += 7
+    }
+    result
   }
 
   private def clearContext(): Unit = {
