@@ -19,7 +19,7 @@ object SuperSparkFunctions {
   type FunctionDescription = (FunctionIdentifier, ExpressionInfo, FunctionBuilder)
 
   /** Every function superspark registers. */
-  lazy val all: Seq[FunctionDescription] = core
+  lazy val all: Seq[FunctionDescription] = core ++ io.superspark.bsup.functions.SuperBinaryFunctions.all
 
   private def core: Seq[FunctionDescription] = Seq(
     function[SuperSparkVersion](

@@ -1,0 +1,117 @@
+package io.superspark.bsup.functions
+
+import scala.util.control.NonFatal
+
+import io.superspark.bsup._
+import io.superspark.bsup.spark.{FieldWriter, SparkWriters}
+import io.superspark.types.SuperTypes
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.types.{BinaryType, DataType, StructField, VariantType}
+import org.apache.spark.unsafe.types.VariantVal
+
+/**
+ * `sb_encode(expr)`: the value as one Super Binary stream (a types frame when the type is
+ * complex, a values frame holding the value, an end-of-stream marker), uncompressed. The
+ * Super type is the one kept in the column's metadata (`super.type`, as columns read from
+ * Super data carry it) when it still fits, else the default mapping of the Spark type.
+ * The typedef bytes are computed once per expression; each row reuses the buffers.
+ */
+case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends UnaryExpression with CodegenFallback {
+  override def dataType: DataType = BinaryType
+  override def nullable: Boolean = true
+  override def nullIntolerant: Boolean = true
+  override def prettyName: String = "sb_encode"
+
+  /** The Super type values are written as. */
+  @transient lazy val superType: SuperType =
+    kept.filter(t => SbEncode.fits(t, child.dataType)).getOrElse(child match {
+      case a: Attribute => SuperTypes.superTypeOf(StructField(a.name, a.dataType, nullable = true, a.metadata))
+      case _ => SuperTypes.fromSpark(child.dataType)
+    })
+
+  override def checkInputDataTypes(): TypeCheckResult =
+    try { SparkWriters.compile(superType, child.dataType); TypeCheckResult.TypeCheckSuccess }
+    catch {
+      case NonFatal(e) => TypeCheckResult.DataTypeMismatch(
+        errorSubClass = "UNEXPECTED_INPUT_TYPE",
+        messageParameters = Map(
+          "paramIndex" -> "first",
+          "requiredType" -> "a type with a Super type (not interval, calendar or user-defined types)",
+          "inputSql" -> child.sql,
+          "inputType" -> child.dataType.sql))
+    }
+
+  @transient private lazy val encoder = new CellEncoder(superType, SparkWriters.compile(superType, child.dataType))
+
+  @transient private lazy val variantEncoder = new VariantCellEncoder
+
+  override protected def nullSafeEval(input: Any): Any = child.dataType match {
+    // A VARIANT value is written with the Super type of its own structure.
+    case VariantType => variantEncoder.encode(input.asInstanceOf[VariantVal])
+    case _ => encoder.encode(input)
+  }
+
+  // The type found on the resolved column (its metadata) is kept when the optimizer replaces
+  // the column by the expression that computes it.
+  override protected def withNewChildInternal(newChild: Expression): SbEncode =
+    if (child.resolved && kept.isEmpty) SbEncode(newChild, Some(superType)) else copy(child = newChild)
+}
+
+object SbEncode {
+  private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield SuperTypes.Options(a, b)
+
+  /** True when values of Spark type `dt` are written as Super type `t`. */
+  def fits(t: SuperType, dt: DataType): Boolean = allOptions.exists(o => SuperTypes.sameShape(SuperTypes.toSpark(t, o), dt))
+}
+
+/** Encodes values of one Super type as single-value streams, reusing its buffers. */
+final class CellEncoder(t: SuperType, writer: FieldWriter) {
+  private val (prefix, typeId) = CellEncoder.typesFrame(t)
+  private val holder = new GenericInternalRow(1)
+  private val body = new ByteBuf(256)
+  private val out = new ByteBuf(256)
+
+  def encode(value: Any): Array[Byte] = {
+    holder.update(0, value)
+    body.clear()
+    body.putUvarint(typeId)
+    writer.write(holder, 0, body)
+    out.clear()
+    out.put(prefix)
+    val len = body.size
+    out.put(0x10 | (len & 0xf))
+    out.putUvarint(len.toLong >>> 4)
+    out.put(body.bytes, 0, len)
+    out.put(CellDecoder.EndOfStream)
+    out.toArray
+  }
+}
+
+object CellEncoder {
+  /**
+   * The uncompressed types frame defining `t` (empty for a primitive type) and the type id of
+   * `t`, taken from what the shared [[BsupWriter]] writes for a null value of `t`.
+   */
+  def typesFrame(t: SuperType): (Array[Byte], Int) = {
+    val bytes = new java.io.ByteArrayOutputStream()
+    val w = new BsupWriter(bytes, BsupWriterOptions(compress = false))
+    val id = w.typeId(t)
+    w.startValue(t).put(0)
+    w.finishValue()
+    w.close()
+    val all = bytes.toByteArray
+    val code = all(0) & 0xff
+    val frameLength =
+      if (((code >> 4) & 3) != 0) 0
+      else {
+        val c = new Cursor(all, 1, all.length, new Cursor.Where {
+          def error(p: Int, msg: String): BsupException = new BsupException("sb_encode", p, msg)
+        })
+        val high = c.uvarint()
+        c.pos + ((high << 4) | (code & 0xf)).toInt
+      }
+    (java.util.Arrays.copyOf(all, frameLength), id)
+  }
+}

@@ -1,0 +1,167 @@
+package io.superspark.bsup.functions
+
+import io.superspark.bsup._
+
+/**
+ * Values of the generic model (see `Values.scala`) as Super JSON text (SUP) in the one-line
+ * form SuperDB v0.1.0 prints (`super -f sup -S=false`): types that the text does not imply are
+ * written as `::type` decorations (`1::int32`, `null::string`, `[]::[int64]`, `"a"::enum(a,b)`,
+ * `80::(port=uint16)`), on the outermost value whose type is not implied. Primitive text is
+ * [[ValueText]]'s.
+ */
+object SupText {
+  /** True when the text of any value of `t` alone names `t` exactly. */
+  def implied(t: SuperType): Boolean = t match {
+    case p: PrimitiveType => p.id match {
+      case SuperType.Int64 | SuperType.Float64 | SuperType.Bool | SuperType.Bytes | SuperType.String |
+           SuperType.Ip | SuperType.Net | SuperType.Type | SuperType.Null | SuperType.Time | SuperType.Duration => true
+      case _ => false
+    }
+    case RecordType(fields) => fields.forall(f => implied(f.typ))
+    case ArrayType(e) => implied(e)
+    case SetType(e) => implied(e)
+    case MapType(k, v) => implied(k) && implied(v)
+    case ErrorType(e) => implied(e)
+    case _ => false
+  }
+
+  def format(t: SuperType, v: Any): String = { val sb = new java.lang.StringBuilder; append(sb, t, v); sb.toString }
+
+  def append(sb: java.lang.StringBuilder, t: SuperType, v: Any): Unit = value(sb, t, v, decorate = true)
+
+  private def decoration(sb: java.lang.StringBuilder, t: SuperType): Unit = t match {
+    case _: NamedType => sb.append("::(").append(t.toString).append(')')
+    case _ => sb.append("::").append(t.toString)
+  }
+
+  /** Appends `v`; `decorate`: the enclosing text does not already name `t`. */
+  private def value(sb: java.lang.StringBuilder, t: SuperType, v: Any, decorate: Boolean): Unit = {
+    if (v == null) {
+      sb.append("null")
+      if (decorate && t != SuperType.nullType) decoration(sb, t)
+      return
+    }
+    t match {
+      case NamedType(_, inner) =>
+        value(sb, inner, v, decorate = false)
+        if (decorate) decoration(sb, t)
+        return
+      case UnionType(ts) =>
+        val u = v.asInstanceOf[UnionValue]
+        value(sb, ts(u.selector), u.value, decorate = true)
+        if (decorate) decoration(sb, t)
+        return
+      case _ =>
+    }
+    // Containers decorate themselves when their type is not implied; their parts need not.
+    val self = decorate && (!implied(t) || emptyOfType(t, v))
+    val inner = !self && decorate
+    t match {
+      case RecordType(fields) =>
+        val vs = v.asInstanceOf[Seq[Any]]
+        sb.append('{')
+        fields.indices.foreach { i =>
+          if (i > 0) sb.append(',')
+          sb.append(SuperType.formatName(fields(i).name)).append(':')
+          // Records are never decorated themselves: their fields carry the decorations.
+          value(sb, fields(i).typ, vs(i), decorate)
+        }
+        sb.append('}')
+      case ArrayType(e) => list(sb, "[", "]", e, v.asInstanceOf[Seq[Any]], inner)
+      case SetType(e) => list(sb, "|[", "]|", e, v.asInstanceOf[Seq[Any]], inner)
+      case MapType(k, x) =>
+        sb.append("|{")
+        v.asInstanceOf[Seq[(Any, Any)]].zipWithIndex.foreach { case ((kk, vv), i) =>
+          if (i > 0) sb.append(',')
+          value(sb, k, kk, inner); sb.append(':'); value(sb, x, vv, inner)
+        }
+        sb.append("}|")
+      case ErrorType(e) => sb.append("error("); value(sb, e, v.asInstanceOf[ErrorValue].value, decorate); sb.append(')')
+      case EnumType(symbols) => sb.append(quote(symbols(v.asInstanceOf[EnumValue].index)))
+      case p: PrimitiveType => primitive(sb, p, v)
+      case _ =>
+    }
+    if (self && !t.isInstanceOf[ErrorType] && !t.isInstanceOf[RecordType]) decoration(sb, t)
+  }
+
+  /** An empty container whose element type is not null: `[]` alone would be `[null]`. */
+  private def emptyOfType(t: SuperType, v: Any): Boolean = t match {
+    case ArrayType(e) => v.asInstanceOf[Seq[Any]].isEmpty && e != SuperType.nullType
+    case SetType(e) => v.asInstanceOf[Seq[Any]].isEmpty && e != SuperType.nullType
+    case MapType(k, x) => v.asInstanceOf[Seq[Any]].isEmpty && (k != SuperType.nullType || x != SuperType.nullType)
+    case _ => false
+  }
+
+  private def list(sb: java.lang.StringBuilder, open: String, close: String, e: SuperType, xs: Seq[Any],
+      inner: Boolean): Unit = {
+    sb.append(open)
+    xs.zipWithIndex.foreach { case (x, i) => if (i > 0) sb.append(','); value(sb, e, x, inner) }
+    sb.append(close)
+  }
+
+  private def quote(s: String): String = ValueText.format(SuperType.string, s)
+
+  private def primitive(sb: java.lang.StringBuilder, p: PrimitiveType, v: Any): Unit = v match {
+    case d: Double => sb.append(float(d))
+    case f: Float => sb.append(float(f.toDouble))
+    case Duration(ns) => sb.append(duration(ns))
+    case Time(ns) => sb.append(time(ns))
+    case IpNet(a, bits) => sb.append(ValueText.ip(a)).append('/').append(bits)
+    case _ => sb.append(ValueText.format(p, v))
+  }
+
+  private def float(d: Double): String =
+    if (d.isNaN) "NaN"
+    else if (d.isPosInfinity) "+Inf"
+    else if (d.isNegInfinity) "-Inf"
+    else if (d == math.rint(d) && math.abs(d) < 1e21) {
+      val s = java.math.BigDecimal.valueOf(d).toBigInteger.toString
+      if (d == 0 && 1 / d < 0) "-0." else s + "."
+    } else {
+      val s = java.lang.Double.toString(d)
+      // Java writes 1.0E-5 where Go writes 1e-05.
+      val e = s.indexOf('E')
+      if (e < 0) s
+      else {
+        val mant = s.substring(0, e).stripSuffix(".0")
+        val exp = s.substring(e + 1).toInt
+        f"${mant}e${if (exp < 0) "-" else "+"}${math.abs(exp)}%02d"
+      }
+    }
+
+  /** Go's `time.Duration` text, as SuperDB prints durations (`1h2m3.5s`, `1.5ms`, `0s`). */
+  def duration(ns: Long): String = {
+    if (ns == 0) return "0s"
+    val neg = ns < 0
+    val u = BigInt(ns).abs
+    val sb = new StringBuilder
+    if (u < 1000000000L) {
+      val (unit, scale) = if (u < 1000) ("ns", 1L) else if (u < 1000000) ("us", 1000L) else ("ms", 1000000L)
+      sb.append(fraction(u, scale)).append(unit)
+    } else {
+      val h = u / BigInt(3600000000000L)
+      val m = (u / BigInt(60000000000L)) % 60
+      val s = u % BigInt(60000000000L)
+      if (h > 0) sb.append(h).append('h')
+      if (h > 0 || m > 0) sb.append(m).append('m')
+      sb.append(fraction(s, 1000000000L)).append('s')
+    }
+    (if (neg) "-" else "") + sb.toString
+  }
+
+  private def fraction(u: BigInt, scale: Long): String = {
+    val whole = u / scale
+    val frac = u % scale
+    if (frac == 0) whole.toString
+    else {
+      val digits = scale.toString.length - 1
+      val f = frac.toString.reverse.padTo(digits, '0').reverse.replaceAll("0+$", "")
+      s"$whole.$f"
+    }
+  }
+
+  private def time(ns: Long): String = {
+    val i = java.time.Instant.ofEpochSecond(Math.floorDiv(ns, 1000000000L), Math.floorMod(ns, 1000000000L))
+    java.time.format.DateTimeFormatter.ISO_INSTANT.format(i)
+  }
+}
