@@ -95,7 +95,13 @@ _GUARD_SCRIPT = textwrap.dedent("""
         assert arrow_schema.field("v").type == sa.variant()
         assert arrow_schema.field("s").type.field("v").type == sa.variant()
     assert ds.dataset(out + "/ds").to_table().num_rows == 2
-    print("survived")
+    print("survived", flush=True)
+    # pyarrow 26.0.1 itself sometimes aborts at interpreter exit ("terminate called without
+    # an active exception") once pyarrow.dataset has written and read any registered Python
+    # ExtensionType (reproduced without superspark: ~1 run in 10). That is not the crash
+    # under test here (the segfault inside the writers), so leave without the teardown.
+    import os
+    os._exit(0)
 """)
 
 

@@ -111,6 +111,9 @@ def test_spark_connect_round_trip(tmp_path):
             pytest.fail("Spark Connect server did not listen within 120 s")
         from pyspark.sql import SparkSession
 
+        # Creating a remote session sets these process-wide; restore them so later tests
+        # in this process keep using classic PySpark.
+        saved = {k: os.environ.get(k) for k in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
         remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
         try:
             assert remote.sql("SELECT superspark_version() AS v").head()["v"] == superspark.__version__
@@ -118,6 +121,11 @@ def test_spark_connect_round_trip(tmp_path):
             assert got == superspark.__version__
         finally:
             remote.stop()
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     finally:
         import signal
 
