@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer bench-arrow
 
 setup:
 	./dev/setup.sh
@@ -32,3 +32,6 @@ wheel: setup
 # Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
 bench-footer: setup
 	.venv/bin/python bench/parquet_footer/run.py
+
+bench-arrow: setup
+	bench/arrow/run.sh

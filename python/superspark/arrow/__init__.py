@@ -1,0 +1,32 @@
+"""Arrow canonical extension types across Spark <-> Arrow.
+
+Importing this module registers all seven canonical types in pyarrow (see
+:func:`register`) and guards pyarrow 26's Parquet writer against
+``arrow.parquet.variant`` (see :mod:`superspark.arrow._guard`). Reference: docs/arrow.md.
+
+    >>> import pyarrow as pa, superspark.arrow as sa
+    >>> t = sa.to_arrow(df)                      # Spark -> Arrow, canonical types kept
+    >>> df2 = sa.from_arrow(spark, t)            # Arrow -> Spark, identity in metadata
+    >>> df3 = sa.with_arrow_types(df, {"id": pa.uuid(), "doc": pa.json_()})
+"""
+
+from superspark.arrow._convert import (
+    METADATA_KEY, NAME_KEY, STORAGE_KEY, from_arrow, to_arrow)
+from superspark.arrow._parquet import arrow_schema_of, read_parquet
+from superspark.arrow._spark import (
+    apply_in_arrow, map_in_arrow, uuid_from_string, uuid_to_string, with_arrow_type, with_arrow_types)
+from superspark.arrow._types import (
+    BOOL8, CANONICAL_NAMES, FIXED_SHAPE_TENSOR, JSON, OPAQUE, UUID, VARIABLE_SHAPE_TENSOR,
+    VARIANT, VARIANT_STORAGE, ExtensionTypeError, Identity, VariantType, identity_of,
+    identity_of_field, make_type, register, tensor_params, variable_shape_tensor, variant)
+
+__all__ = [
+    "to_arrow", "from_arrow", "with_arrow_type", "with_arrow_types", "map_in_arrow", "apply_in_arrow",
+    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant", "VariantType",
+    "variable_shape_tensor", "tensor_params", "identity_of", "identity_of_field", "make_type",
+    "Identity", "ExtensionTypeError", "CANONICAL_NAMES", "UUID", "JSON", "BOOL8", "OPAQUE",
+    "FIXED_SHAPE_TENSOR", "VARIABLE_SHAPE_TENSOR", "VARIANT", "VARIANT_STORAGE",
+    "NAME_KEY", "METADATA_KEY", "STORAGE_KEY",
+]
+
+register()

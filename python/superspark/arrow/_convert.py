@@ -1,0 +1,320 @@
+"""Spark <-> Arrow with canonical extension types: ``to_arrow`` and ``from_arrow``.
+
+The identity of a column lives in its Spark field metadata (see docs/arrow.md):
+
+* ``arrow.extension.name``     the extension name, e.g. ``arrow.uuid``
+* ``arrow.extension.metadata`` its serialized metadata, exactly as Arrow carries it
+* ``arrow.extension.storage``  optional: the exact Arrow storage type (base64 of an Arrow
+  IPC schema message with one field), so ``to_arrow`` restores e.g. ``large_string`` or a
+  ``fixed_size_binary[16]`` opaque storage that Spark holds as plain binary.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import math
+from typing import Dict, Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from superspark.arrow import _types as T
+from superspark.arrow._storage import conform, conform_chunked
+from superspark.arrow._types import ExtensionTypeError, Identity
+
+NAME_KEY = "arrow.extension.name"
+METADATA_KEY = "arrow.extension.metadata"
+STORAGE_KEY = "arrow.extension.storage"
+
+
+def _col_error(column: str, e: Exception) -> ExtensionTypeError:
+    return ExtensionTypeError(f"column {column!r}: {e}")
+
+
+@functools.lru_cache(maxsize=1024)
+def encode_storage(storage: pa.DataType) -> str:
+    return base64.b64encode(pa.schema([pa.field("storage", storage)]).serialize()
+                            .to_pybytes()).decode("ascii")
+
+
+@functools.lru_cache(maxsize=1024)
+def decode_storage(text: str) -> pa.DataType:
+    try:
+        return pa.ipc.read_schema(pa.py_buffer(base64.b64decode(text, validate=True))).field(0).type
+    except (ValueError, pa.ArrowException) as e:
+        raise ExtensionTypeError(f"malformed {STORAGE_KEY} {text[:40]!r}: {e}") from None
+
+
+def spark_metadata(ident: Identity) -> Dict[str, str]:
+    """The Spark field metadata entries that carry an extension identity."""
+    return {NAME_KEY: ident.name, METADATA_KEY: ident.metadata,
+            STORAGE_KEY: encode_storage(ident.storage)}
+
+
+def _identity_from_spark(field) -> Optional[Identity]:
+    from pyspark.sql.types import VariantType as SparkVariant
+
+    md = field.metadata or {}
+    name = md.get(NAME_KEY)
+    if name is None:
+        if isinstance(field.dataType, SparkVariant):
+            return Identity(T.VARIANT, "", T.VARIANT_STORAGE)
+        return None
+    if not isinstance(name, str):
+        raise ExtensionTypeError(f"{NAME_KEY} must be a string, not {name!r}")
+    meta = md.get(METADATA_KEY, "")
+    if not isinstance(meta, str):
+        raise ExtensionTypeError(f"{METADATA_KEY} must be a string, not {meta!r}")
+    storage = md.get(STORAGE_KEY)
+    return Identity(name, meta, decode_storage(storage) if storage is not None else None)
+
+
+def _json_params(ident: Identity) -> dict:
+    if not ident.metadata:
+        return {}
+    try:
+        obj = json.loads(ident.metadata)
+    except ValueError as e:
+        raise ExtensionTypeError(f"malformed {ident.name} metadata {ident.metadata!r}: {e}") \
+            from None
+    if not isinstance(obj, dict):
+        raise ExtensionTypeError(f"{ident.name} metadata must be a JSON object")
+    return obj
+
+
+def _item(value_type: pa.DataType) -> pa.DataType:
+    return value_type.value_type if hasattr(value_type, "value_type") else value_type
+
+
+def _derive_storage(ident: Identity, raw: pa.DataType) -> pa.DataType:
+    """The canonical storage for an identity without a recorded storage type."""
+    name = ident.name
+    if name == T.UUID:
+        return pa.binary(16)
+    if name == T.BOOL8:
+        return pa.int8()
+    if name == T.VARIANT:
+        return T.VARIANT_STORAGE
+    if name == T.FIXED_SHAPE_TENSOR:
+        shape = _json_params(ident).get("shape")
+        if not isinstance(shape, list) or not all(isinstance(d, int) for d in shape):
+            raise ExtensionTypeError(f"{name} metadata {ident.metadata!r} has no valid shape")
+        if not (pa.types.is_list(raw) or pa.types.is_large_list(raw)
+                or pa.types.is_fixed_size_list(raw)):
+            raise ExtensionTypeError(f"{name} needs an array column, not {raw}")
+        return pa.list_(raw.value_type, math.prod(shape))
+    if name == T.VARIABLE_SHAPE_TENSOR:
+        p = _json_params(ident)
+        ndims = {len(p[k]) for k in ("dim_names", "permutation", "uniform_shape") if k in p}
+        if len(ndims) != 1:
+            raise ExtensionTypeError(
+                f"{name}: cannot tell the number of dimensions from {ident.metadata!r}; "
+                "tag the column with with_arrow_type(), which records the storage type")
+        if not pa.types.is_struct(raw) or raw.get_field_index("data") < 0:
+            raise ExtensionTypeError(f"{name} needs a struct<data, shape> column, not {raw}")
+        return pa.struct([pa.field("data", pa.list_(_item(raw.field("data").type))),
+                          pa.field("shape", pa.list_(pa.int32(), ndims.pop()))])
+    return raw  # json, opaque and any other: Spark's own layout is the storage
+
+
+def _to_arrow_column(ident: Identity, col: pa.ChunkedArray, field_name: str, nullable: bool):
+    storage = ident.storage if ident.storage is not None else _derive_storage(ident, col.type)
+    ext = T.make_type(ident.name, ident.metadata, storage)
+    if isinstance(ext, pa.BaseExtensionType):
+        chunks = [pa.ExtensionArray.from_storage(ext, conform(c, storage)) for c in col.chunks]
+        return pa.field(field_name, ext, nullable), pa.chunked_array(chunks, ext)
+    # Not registered in this process: storage plus the standard field metadata.
+    md = {T.EXT_NAME: ident.name, T.EXT_METADATA: ident.metadata}
+    return pa.field(field_name, storage, nullable, md), conform_chunked(col, storage)
+
+
+def _collect(df):
+    """Spark's Arrow batches for ``df`` (no per-type cast) and its target Arrow schema."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = False
+    if hasattr(df, "_collect_as_arrow"):  # classic
+        conf = df.sparkSession._jconf.getConfs(["spark.sql.execution.arrow.useLargeVarTypes"])
+        large = conf[0] == "true"
+        batches = df._collect_as_arrow(empty_list_if_zero_records=False,
+                                       prefers_large_var_types=large)
+        table = pa.Table.from_batches(batches)
+        cast_needed = True
+    else:  # Spark Connect: toArrow is the only public way
+        table = df.toArrow()
+        cast_needed = False
+    return table, to_arrow_schema(df.schema, error_on_duplicated_field_names_in_struct=True,
+                                  timezone="UTC", prefers_large_types=large), cast_needed
+
+
+def to_arrow(df) -> pa.Table:
+    """Collects a Spark DataFrame as a ``pyarrow.Table`` with canonical extension types.
+
+    Like ``df.toArrow()``, plus: VariantType columns become ``arrow.parquet.variant``;
+    columns tagged in their field metadata (by :func:`with_arrow_type`, :func:`from_arrow`,
+    other superspark readers) come out as that extension type. Wrapping is metadata only:
+    values are not copied when the storage already matches.
+
+    Raises:
+        ExtensionTypeError: when a tag is malformed or the data does not fit it (e.g. a
+            tensor row whose size is not the shape's product), naming the column.
+    """
+    spark_schema = df.schema
+    idents = {}
+    for f in spark_schema.fields:
+        try:
+            ident = _identity_from_spark(f)
+        except ExtensionTypeError as e:
+            raise _col_error(f.name, e) from None
+        if ident is not None:
+            idents[f.name] = ident
+    raw, target, cast_needed = _collect(df)
+    fields, cols = [], []
+    for i, tf in enumerate(target):
+        col = raw.column(i)
+        ident = idents.get(tf.name)
+        if ident is None:
+            if cast_needed and col.type != tf.type:
+                col = col.cast(tf.type)
+            fields.append(tf)
+            cols.append(col)
+            continue
+        try:
+            f, c = _to_arrow_column(ident, col, tf.name, tf.nullable)
+        except (ExtensionTypeError, pa.ArrowException) as e:
+            raise _col_error(tf.name, e) from None
+        fields.append(f)
+        cols.append(c)
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+# --------------------------------------------------------------------------------------
+# Arrow -> Spark
+
+#: Spark's Arrow layout of VariantType (what createDataFrame recognizes as variant).
+_SPARK_VARIANT = pa.struct([
+    pa.field("value", pa.binary(), nullable=False),
+    pa.field("metadata", pa.binary(), nullable=False, metadata={"variant": "true"}),
+])
+
+_VARIANT_NULL = b"\x00"  # variant-encoded null (basic type primitive, id 0)
+_EMPTY_VARIANT_METADATA = b"\x01\x00\x00"
+
+
+def _spark_variant(storage: pa.Array) -> pa.Array:
+    def child(name, fill):
+        c = storage.field(name)
+        if pa.types.is_dictionary(c.type):
+            c = c.dictionary_decode()
+        if pa.types.is_run_end_encoded(c.type):
+            c = pc.run_end_decode(c)
+        if c.type != pa.binary():
+            c = c.cast(pa.binary())
+        if c.null_count:
+            c = pc.fill_null(c, pa.scalar(fill, pa.binary()))
+        return c
+
+    value, meta = child("value", _VARIANT_NULL), child("metadata", _EMPTY_VARIANT_METADATA)
+    if storage.offset == 0:
+        return pa.Array.from_buffers(_SPARK_VARIANT, len(storage), storage.buffers()[:1],
+                                     storage.null_count, 0, [value, meta])
+    mask = storage.is_null() if storage.null_count else None
+    return pa.StructArray.from_arrays([value, meta], fields=list(_SPARK_VARIANT), mask=mask)
+
+
+def _sparkable_type(t: pa.DataType) -> pa.DataType:
+    """A type Spark's Arrow reader accepts for ``t`` (views -> non-view, recursively)."""
+    if isinstance(t, pa.BaseExtensionType):
+        raise ExtensionTypeError(f"nested extension type {t} is not supported")
+    if t == pa.string_view():
+        return pa.string()
+    if t == pa.binary_view():
+        return pa.binary()
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_sparkable_type(f.type)) for f in t])
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        vf = t.value_field
+        new = vf.with_type(_sparkable_type(vf.type))
+        if pa.types.is_fixed_size_list(t):
+            return pa.list_(new, t.list_size)
+        return pa.large_list(new) if pa.types.is_large_list(t) else pa.list_(new)
+    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return pa.list_(t.value_field.with_type(_sparkable_type(t.value_type)))
+    if pa.types.is_map(t):
+        return pa.map_(_sparkable_type(t.key_type), _sparkable_type(t.item_type))
+    return t
+
+
+def _has_ext_field_metadata(t: pa.DataType) -> bool:
+    if isinstance(t, pa.BaseExtensionType):
+        return True
+    for i in range(t.num_fields):
+        f = t.field(i)
+        if (f.metadata and T.EXT_NAME.encode() in f.metadata) or _has_ext_field_metadata(f.type):
+            return True
+    return False
+
+
+def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray:
+    chunks = [c.storage if isinstance(c, pa.ExtensionArray) else c for c in col.chunks]
+    if ident.name == T.BOOL8:
+        return pa.chunked_array([pc.not_equal(c, pa.scalar(0, c.type)) for c in chunks],
+                                pa.bool_())
+    if ident.name == T.VARIANT:
+        names = {ident.storage.field(i).name for i in range(ident.storage.num_fields)}
+        if names == {"metadata", "value"}:
+            return pa.chunked_array([_spark_variant(c) for c in chunks], _SPARK_VARIANT)
+        # Shredded: Spark has no Arrow path to VariantType for it; keep the struct, tagged.
+    target = _sparkable_type(ident.storage)
+    return pa.chunked_array([conform(c, target) if c.type != target else c for c in chunks],
+                            target)
+
+
+def from_arrow(spark, table: pa.Table):
+    """Creates a Spark DataFrame from a ``pyarrow.Table`` with canonical extension types.
+
+    Each extension column becomes its storage's Spark type (uuid -> binary (16 bytes),
+    json -> string, bool8 -> boolean, fixed_shape_tensor -> array, variable_shape_tensor ->
+    struct<data, shape>, opaque -> its storage, unshredded variant -> VariantType) with its
+    identity in the field metadata, so ``to_arrow(from_arrow(spark, t))`` equals ``t``.
+    Columns tagged only by ``ARROW:extension:*`` field metadata (extension types not
+    registered in this process) are treated the same.
+
+    Raises:
+        ExtensionTypeError: on malformed extension metadata or storage, naming the column.
+    """
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    fields, cols, spark_fields = [], [], []
+    for i, f in enumerate(table.schema):
+        col = table.column(i)
+        try:
+            ident = T.identity_of_field(f)
+            if ident is None:
+                if _has_ext_field_metadata(f.type):
+                    raise ExtensionTypeError("nested extension types are not supported")
+                target = _sparkable_type(f.type)
+                if target != f.type:
+                    col = conform_chunked(col, target)
+                md = {}
+            else:
+                T.make_type(ident.name, ident.metadata, ident.storage)  # validates
+                col = _storage_for_spark(ident, col)
+                md = spark_metadata(ident)
+            sf = StructField(f.name, from_arrow_type(col.type), f.nullable, md)
+        except ExtensionTypeError as e:
+            raise _col_error(f.name, e) from None
+        except Exception as e:  # pyspark: type not supported by Spark's Arrow reader
+            if type(e).__name__ in ("PySparkTypeError", "PySparkValueError", "ArrowNotImplementedError"):
+                raise _col_error(f.name, ExtensionTypeError(str(e))) from None
+            raise
+        fields.append(pa.field(f.name, col.type, f.nullable))
+        cols.append(col)
+        spark_fields.append(sf)
+    storage_table = pa.Table.from_arrays(cols, schema=pa.schema(fields))
+    return spark.createDataFrame(storage_table, schema=StructType(spark_fields))
