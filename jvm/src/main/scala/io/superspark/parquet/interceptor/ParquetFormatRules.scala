@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, InsertIntoHadoopFsRelationCommand, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.superspark.AnalyzerTransforms
 
 /** How the interceptor finds Spark's Parquet source in a plan. */
 object ParquetFormatRules {
@@ -21,6 +22,13 @@ object ParquetFormatRules {
   /** Exactly Spark's format (not ours, not another subclass). */
   def isSparkParquet(format: org.apache.spark.sql.execution.datasources.FileFormat): Boolean =
     format.getClass == classOf[ParquetFileFormat]
+
+  /**
+   * Option key added to the relations and write commands the rule rewrites. Spark's
+   * `ParquetFileFormat.equals` holds for any subclass, so without it the rewritten node would
+   * equal the original and tree transforms would keep the original.
+   */
+  val MarkerOption = "superspark.parquet.footer"
 
   /** Parquet reads by path are DSv1 unless the user moved parquet off `useV1SourceList`. */
   def usesV1(conf: SQLConf): Boolean =
@@ -46,10 +54,11 @@ case class RouteParquetReads(session: SparkSession) extends Rule[LogicalPlan] {
  * use [[FooterParquetFileFormat]] instead of Spark's `ParquetFileFormat`.
  */
 case class SwapParquetFormat(session: SparkSession) extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+  override def apply(plan: LogicalPlan): LogicalPlan = AnalyzerTransforms.transformUp(plan) {
     case l @ LogicalRelation(r: HadoopFsRelation, _, _, _, _) if ParquetFormatRules.isSparkParquet(r.fileFormat) =>
-      l.copy(relation = r.copy(fileFormat = new FooterParquetFileFormat)(r.sparkSession))
+      val options = r.options + (ParquetFormatRules.MarkerOption -> "true")
+      l.copy(relation = r.copy(fileFormat = new FooterParquetFileFormat, options = options)(r.sparkSession))
     case i: InsertIntoHadoopFsRelationCommand if ParquetFormatRules.isSparkParquet(i.fileFormat) =>
-      i.copy(fileFormat = new FooterParquetFileFormat)
+      i.copy(fileFormat = new FooterParquetFileFormat, options = i.options + (ParquetFormatRules.MarkerOption -> "true"))
   }
 }

@@ -34,6 +34,10 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, 
  */
 object ParquetFooterScan {
 
+  /** The session settings Spark 4.3.0's `mergeSchemasInParallel` gives its schema converter. */
+  private case class ConverterSettings(binaryAsString: Boolean, int96AsTimestamp: Boolean, inferTimestampNTZ: Boolean,
+      nanosAsLong: Boolean, timestampNanosTypes: Boolean, respectUnknownTypeAnnotation: Boolean)
+
   /** `ParquetFileFormat.setupHadoopConf` (private in Spark 4.3.0). */
   private def setupHadoopConf(hadoopConf: Configuration, sqlConf: SQLConf, requiredSchema: StructType): Unit = {
     hadoopConf.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
@@ -203,8 +207,12 @@ object ParquetFooterScan {
     val sqlConf = sparkSession.sessionState.conf
     val strict = FooterInterceptorConf.strict(sqlConf)
     val metrics = FooterMetrics.create(sparkSession.sparkContext)
+    // The converter's settings, as Spark's mergeSchemasInParallel takes them from the session.
+    val converterConf = ConverterSettings(sqlConf.isParquetBinaryAsString, sqlConf.isParquetINT96AsTimestamp,
+      sqlConf.parquetInferTimestampNTZEnabled, sqlConf.legacyParquetNanosAsLong, sqlConf.timestampNanosTypesEnabled,
+      sqlConf.parquetReaderRespectUnknownTypeAnnotation)
     val reader = (fs: Seq[FileStatus], conf: Configuration, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean) =>
-      readSchemas(fs, conf, sqlConf, strict, metrics, ignoreCorruptFiles, ignoreMissingFiles)
+      readSchemas(fs, conf, converterConf, strict, metrics, ignoreCorruptFiles, ignoreMissingFiles)
     if (touch.size == 1) {
       val conf = sparkSession.sessionState.newHadoopConfWithOptions(parameters)
       reader(touch, conf, sqlConf.ignoreCorruptFiles, sqlConf.ignoreMissingFiles).headOption
@@ -214,9 +222,16 @@ object ParquetFooterScan {
   }
 
   /** Spark 4.3.0's per-task schema reader (`ParquetFileFormat.mergeSchemasInParallel`), our footers. */
-  private def readSchemas(files: Seq[FileStatus], conf: Configuration, sqlConf: SQLConf, strict: Boolean,
-      metrics: FooterMetrics, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean): Seq[StructType] = {
-    val converter = new ParquetToSparkSchemaConverter(sqlConf)
+  private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: ConverterSettings,
+      strict: Boolean, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
+      ignoreMissingFiles: Boolean): Seq[StructType] = {
+    val converter = new ParquetToSparkSchemaConverter(
+      assumeBinaryIsString = settings.binaryAsString,
+      assumeInt96IsTimestamp = settings.int96AsTimestamp,
+      inferTimestampNTZ = settings.inferTimestampNTZ,
+      nanosAsLong = settings.nanosAsLong,
+      timestampNanosTypesEnabled = settings.timestampNanosTypes,
+      respectUnknownTypeAnnotation = settings.respectUnknownTypeAnnotation)
     files.flatMap { f =>
       try {
         val (md, fileSchema) = FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
