@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer bench-arrow
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-footer bench-arrow bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -35,3 +35,7 @@ bench-footer: setup
 
 bench-arrow: setup
 	bench/arrow/run.sh
+
+# Parquet footer interceptor benchmark (bench/parquet_interceptor/run.py): prints ratio= lines.
+bench-interceptor: setup
+	.venv/bin/python bench/parquet_interceptor/run.py

@@ -53,27 +53,40 @@ object FooterOpener extends Logging {
     var keep = false
     try {
       val began = System.nanoTime()
-      val bytes = try {
-        FooterFiles.readFooter(path.toString, inputFile.getLength, { (off, len) =>
-          val out = new Array[Byte](len)
-          stream.seek(off)
-          stream.readFully(out)
-          out
-        })
-      } catch {
-        case _: ParquetFooterException => return None
+      val readAt = { (off: Long, len: Int) =>
+        val out = new Array[Byte](len)
+        stream.seek(off)
+        stream.readFully(out)
+        out
       }
       val rowGroups = if (keepOpen) RowGroupSelection.Range(start, start + length) else RowGroupSelection.Indices(Set.empty)
-      val selected = columns.flatMap(cs => FooterColumns.topLevelNames(bytes).map { names =>
-        val wanted = if (caseSensitive) cs.toSet else cs.map(_.toLowerCase(Locale.ROOT)).toSet
-        names.toSeq.filter(n => wanted(if (caseSensitive) n else n.toLowerCase(Locale.ROOT))).map(Seq(_))
-      })
-      val projection = Projection(columns = selected, rowGroups = rowGroups,
-        useSignedStringMinMax = conf.getBoolean(SignedMinMaxKey, false))
-      val result = FooterReader.read(bytes, projection, strict)
+      def projection(bytes: FooterBytes) = {
+        val selected = columns.flatMap(cs => FooterColumns.topLevelNames(bytes).map { names =>
+          val wanted = if (caseSensitive) cs.toSet else cs.map(_.toLowerCase(Locale.ROOT)).toSet
+          names.toSeq.filter(n => wanted(if (caseSensitive) n else n.toLowerCase(Locale.ROOT))).map(Seq(_))
+        })
+        Projection(columns = selected, rowGroups = rowGroups,
+          useSignedStringMinMax = conf.getBoolean(SignedMinMaxKey, false))
+      }
+      def decode(bytes: FooterBytes, strictly: Boolean) =
+        if (keepOpen || columns.isDefined) FooterReader.read(bytes, projection(bytes), strictly)
+        else FooterColumns.readSchemaOnly(bytes, strictly)
+      // First the extension's bytes alone (no Thrift read); the whole footer when that is not
+      // a sound extension (no extension: Thrift; damaged: fallback, warning, counted).
+      val fast = FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readAt).flatMap { part =>
+        try Some(decode(part, strictly = true)).filter(_.source == FooterSource.FlatBuffer) catch {
+          case _: FlatBufferFooterException => None
+        }
+      }
+      val (footerOffset, result) = fast.map(r => (-1L, r)).getOrElse {
+        val bytes = try FooterFiles.readFooter(path.toString, inputFile.getLength, readAt) catch {
+          case _: ParquetFooterException => return None
+        }
+        (bytes.footerOffset, decode(bytes, strict))
+      }
       metrics.record(result, System.nanoTime() - began)
       result.fallback.foreach { reason =>
-        logWarning(s"$path: damaged Parquet footer extension (footer at byte ${bytes.footerOffset}): $reason; " +
+        logWarning(s"$path: damaged Parquet footer extension (footer at byte $footerOffset): $reason; " +
           "read the Thrift footer instead")
       }
       keep = keepOpen
