@@ -34,6 +34,18 @@ READ = "spark.superspark.parquet.footer.read"
 STRICT = "spark.superspark.parquet.footer.strict"
 
 
+# A Spark Connect client created earlier in this pytest process (tests/test_foundation.py)
+# leaves SPARK_CONNECT_MODE_ENABLED set, which makes pyspark build Connect columns for the
+# classic session; these tests use the classic session only.
+_CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE")
+
+
+@pytest.fixture(autouse=True)
+def classic_only(monkeypatch):
+    for k in _CONNECT_ENV:
+        monkeypatch.delenv(k, raising=False)
+
+
 @contextmanager
 def conf(spark, **settings):
     keys = {k.replace("__", "."): v for k, v in settings.items()}
@@ -210,8 +222,9 @@ def test_extension_files_read_by_other_readers(spark, tmp_dir):
         df.coalesce(2).write.parquet(path)
     assert all(extensions(path))
     expected = sorted(json.dumps(r.asDict(recursive=True), default=str, sort_keys=True) for r in df.collect())
+    env = {k: v for k, v in os.environ.items() if k not in _CONNECT_ENV and k != "PYSPARK_SUBMIT_ARGS"}
     out = subprocess.run([sys.executable, "-c", VANILLA_READ, path], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYSPARK_SUBMIT_ARGS": "pyspark-shell"})
+                         env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == expected
     table = pq.read_table(path)
