@@ -91,7 +91,7 @@ object FooterColumns {
     val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
     val partLength = FooterLayout.FieldHeader.length + FooterLayout.uleb128(k + FooterLayout.TrailerSize).length +
       k + FooterLayout.TrailerSize + 1
-    if (k == 0 || partLength > footerLength) return None
+    if (k == 0 || partLength > footerLength || partLength > Int.MaxValue) return None
     val partOffset = fileLength - 8 - partLength
     Some(FooterBytes(path, fileLength, partOffset, readAt(partOffset, partLength.toInt)))
   }
