@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer bench-sb
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer bench-sb bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -39,6 +39,10 @@ bench-bsup: setup
 # Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
 bench-footer: setup
 	.venv/bin/python bench/parquet_footer/run.py
+
+# Parquet footer interceptor benchmark (bench/parquet_interceptor/run.py): prints ratio= lines.
+bench-interceptor: setup
+	.venv/bin/python bench/parquet_interceptor/run.py
 
 # Super Binary SQL functions vs from_avro/to_avro and from_json/to_json: prints ratio= lines.
 bench-sb: setup

@@ -12,5 +12,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
+    extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
+    extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
   }
 }

@@ -1,0 +1,139 @@
+"""Parquet footer interceptor benchmark (make bench-interceptor): prints ratio= lines.
+
+Read path: a wide table made by pyarrow (COLUMNS int64 columns, ROW_GROUPS row groups of
+ROWS rows per file) then given the footer extension with the footer library's `add` tool;
+FILES copies of that file form the table. One SparkSession, `spark.superspark.parquet.footer.read`
+off (Spark's own footer code) vs on, interleaved rounds after a warm-up, medians:
+  - schema inference:   spark.read.parquet(path).schema (JVM side; with PySpark's schema
+                        conversion to Python objects as schema_inference_pyspark)
+  - 5-column query:     .select(5 columns).where(filter).count() and .collect()
+Write path: a 1,000-column table written with `spark.superspark.parquet.footer.write` off vs on.
+
+Environment: BENCH_COLUMNS (10000), BENCH_FILES (10), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
+BENCH_ROUNDS (3), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (5), BENCH_DIR (a directory under the system temp dir;
+the generated table is kept there and reused).
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+COLUMNS = int(os.environ.get("BENCH_COLUMNS", 10000))
+FILES = int(os.environ.get("BENCH_FILES", 10))
+ROW_GROUPS = int(os.environ.get("BENCH_ROW_GROUPS", 20))
+ROWS = int(os.environ.get("BENCH_ROWS", 5))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
+WRITE_ROWS = int(os.environ.get("BENCH_WRITE_ROWS", 20000))
+WRITE_ROUNDS = int(os.environ.get("BENCH_WRITE_ROUNDS", 5))
+BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-interceptor"))
+
+READ = "spark.superspark.parquet.footer.read"
+WRITE = "spark.superspark.parquet.footer.write"
+
+
+def generate() -> str:
+    """The wide table (made once per parameter set, then reused)."""
+    path = os.path.join(BASE, f"wide_{COLUMNS}c_{ROW_GROUPS}rg_{ROWS}r_{FILES}f")
+    done = os.path.join(path, "_READY")
+    if os.path.exists(done):
+        return path
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    t = time.time()
+    rng = np.random.default_rng(42)
+    n = ROW_GROUPS * ROWS
+    table = pa.table([pa.array(rng.integers(0, 1000, n)) for _ in range(COLUMNS)],
+                     names=[f"c{i}" for i in range(COLUMNS)])
+    first = os.path.join(path, "part-00000.parquet")
+    pq.write_table(table, first, row_group_size=ROWS)
+    subprocess.run([sys.executable, "-m", "superspark.footer", "add", first], check=True, stdout=subprocess.DEVNULL)
+    for i in range(1, FILES):
+        shutil.copyfile(first, os.path.join(path, f"part-{i:05d}.parquet"))
+    open(done, "w").close()
+    print(f"generated {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups "
+          f"({os.path.getsize(first) / 1e6:.1f} MB each) in {time.time() - t:.1f} s", flush=True)
+    return path
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def main() -> None:
+    path = generate()
+    import superspark
+
+    spark = superspark.session("bench-interceptor", master="local[2]",
+                               **{"spark.ui.enabled": "false", "spark.driver.memory": "3g",
+                                  "spark.sql.shuffle.partitions": "2"})
+    spark.sparkContext.setLogLevel("ERROR")
+    cols = [f"c{i}" for i in (0, COLUMNS // 4, COLUMNS // 2, 3 * COLUMNS // 4, COLUMNS - 1)]
+
+    def schema():
+        # The JVM-side schema: PySpark's `.schema` adds a JSON round trip of the 10,000-field
+        # schema into Python objects (~0.1 s, the same with or without the interceptor),
+        # reported separately as schema_inference_pyspark.
+        return spark.read.parquet(path)._jdf.schema().length()
+
+    def schema_py():
+        return len(spark.read.parquet(path).schema)
+
+    def query():
+        return spark.read.parquet(path).select(*cols).where(f"{cols[0]} < 500")
+
+    tasks = {
+        "schema_inference": schema,
+        "schema_inference_pyspark": schema_py,
+        "query_count": lambda: query().count(),
+        "query_collect": lambda: len(query().collect()),
+    }
+    times = {(name, mode): [] for name in tasks for mode in ("off", "on")}
+    results = {}
+    for rnd in range(ROUNDS + 1):  # round 0 warms up the JVM and the page cache
+        for name, fn in tasks.items():
+            for mode in ("off", "on"):
+                spark.conf.set(READ, "true" if mode == "on" else "false")
+                secs, out = timed(fn)
+                results.setdefault(name, out)
+                assert results[name] == out, (name, mode, out, results[name])
+                if rnd > 0:
+                    times[(name, mode)].append(secs)
+    spark.conf.unset(READ)
+    print(f"read: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, {ROUNDS} rounds, medians")
+    for name in tasks:
+        off = statistics.median(times[(name, "off")])
+        on = statistics.median(times[(name, "on")])
+        print(f"{name}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+
+    # Write overhead: 1,000 columns.
+    wide = spark.range(0, WRITE_ROWS, 1, 2).selectExpr(*[f"id * {i} AS w{i}" for i in range(1000)])
+    out_dir = os.path.join(BASE, "write")
+    wtimes = {"off": [], "on": []}
+    warmups = 2
+    for rnd in range(WRITE_ROUNDS + warmups):
+        for mode in ("off", "on"):
+            spark.conf.set(WRITE, "true" if mode == "on" else "false")
+            shutil.rmtree(out_dir, ignore_errors=True)
+            secs, _ = timed(lambda: wide.write.parquet(out_dir))
+            if rnd >= warmups:
+                wtimes[mode].append(secs)
+    spark.conf.unset(WRITE)
+    off = statistics.median(wtimes["off"])
+    on = statistics.median(wtimes["on"])
+    print(f"write_1000_columns ({WRITE_ROWS} rows, 2 files, {WRITE_ROUNDS} rounds after 2 warm-ups): off={off:.3f}s on={on:.3f}s "
+          f"overhead={100 * (on / off - 1):.1f}% ratio={off / on:.2f}", flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+package io.superspark.parquet.footer
+
+import java.nio.ByteBuffer
+
+import scala.collection.mutable.ArrayBuffer
+
+/**
+ * Additions for the Spark interceptor (io.superspark.parquet.interceptor), on top of
+ * [[FooterReader]] and [[FooterFiles]]:
+ *  - the top-level column names of an extension, to turn the columns a reader wants (matched
+ *    case-insensitively, as Spark does by default) into the exact paths of a [[Projection]];
+ *  - a schema-only read (schema, key-value metadata, created_by; no row group decoded or
+ *    verified), for schema inference;
+ *  - reading only the extension's bytes of a file (not the Thrift footer before them).
+ */
+object FooterColumns {
+  /** None when the footer has no usable extension (then read without a column projection). */
+  def topLevelNames(footer: FooterBytes): Option[Array[String]] = FooterLayout.locate(footer.footer) match {
+    case FooterLayout.Present(ext) =>
+      val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
+      if (FlatBufferVerifier.verifyHead(buf).isDefined) None
+      else {
+        try {
+          val schema = FlatSchema.read(FlatBufferDecoder.root(buf))
+          val out = ArrayBuffer.empty[String]
+          var i = 1
+          while (i < schema.subtreeEnd(0)) {
+            out += schema.names(i)
+            i = schema.subtreeEnd(i)
+          }
+          Some(out.toArray)
+        } catch {
+          case _: RuntimeException => None
+        }
+      }
+    case _ => None
+  }
+
+  private val NoRowGroups = Projection(rowGroups = RowGroupSelection.Indices(Set.empty))
+
+  /**
+   * What `FooterReader.read(footer, Projection(rowGroups = Indices(Set.empty)), strict)`
+   * returns, without verifying the row groups of the FlatBuffer (none is decoded): only its
+   * head is verified. Fallback and strict behave as in [[FooterReader.read]].
+   */
+  def readSchemaOnly(footer: FooterBytes, strict: Boolean): FooterReadResult = FooterLayout.locate(footer.footer) match {
+    case FooterLayout.Present(ext) =>
+      val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
+      val decoded = FlatBufferVerifier.verifyHead(buf) match {
+        case Some(reason) => Left(reason)
+        case None =>
+          try {
+            val md = FlatBufferDecoder.root(buf)
+            val schema = FlatSchema.read(md)
+            Right(FlatBufferDecoder.decode(md, schema, FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups))
+          } catch {
+            case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+          }
+      }
+      decoded match {
+        case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)
+        case Left(reason) =>
+          val at = reason match {
+            case FallbackReason.MalformedFlatBuffer(o, d) => FallbackReason.MalformedFlatBuffer(o + ext.flatBufferOffset, d)
+            case other => other
+          }
+          if (strict) throw new FlatBufferFooterException(footer.path, at, footer.footerOffset)
+          FooterReadResult(FooterReader.thrift(footer, NoRowGroups), FooterSource.Thrift, Some(at))
+      }
+    case _ => FooterReader.read(footer, NoRowGroups, strict)
+  }
+
+  /**
+   * The extension part of a file's footer alone (field header, size, FlatBuffer, trailer,
+   * stop byte), as a [[FooterBytes]] whose offset is where that part starts in the file; None
+   * when the footer's trailer does not name our extension or its sizes do not fit. Reads the
+   * last 8 bytes, the trailer, then the extension: never the Thrift footer before it. The
+   * caller must still check the result (`FooterLayout.locate` verifies header and CRCs) and
+   * read the whole footer when it is not sound.
+   */
+  def readExtensionOnly(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): Option[FooterBytes] = {
+    if (fileLength < 12 + FooterLayout.MinExtendedFooter) return None
+    val tail = readAt(fileLength - 8, 8)
+    if (!java.util.Arrays.equals(tail, 4, 8, FooterLayout.Magic, 0, 4)) return None
+    val footerLength = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
+    val footerOffset = fileLength - 8 - footerLength
+    if (footerOffset < 4 || footerLength < FooterLayout.MinExtendedFooter) return None
+    // stop byte, UUID, crc(K), K, crc(fb): the last 29 bytes of the footer.
+    val trailer = readAt(fileLength - 8 - 29, 29)
+    if (trailer(28) != 0 || !java.util.Arrays.equals(trailer, 12, 28, FooterLayout.UuidBytes, 0, 16)) return None
+    val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
+    val partLength = FooterLayout.FieldHeader.length + FooterLayout.uleb128(k + FooterLayout.TrailerSize).length +
+      k + FooterLayout.TrailerSize + 1
+    if (k == 0 || partLength > footerLength || partLength > Int.MaxValue) return None
+    val partOffset = fileLength - 8 - partLength
+    Some(FooterBytes(path, fileLength, partOffset, readAt(partOffset, partLength.toInt)))
+  }
+}

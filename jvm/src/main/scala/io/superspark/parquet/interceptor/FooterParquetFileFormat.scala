@@ -1,0 +1,66 @@
+package io.superspark.parquet.interceptor
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.FileStatus
+import org.apache.hadoop.mapreduce.Job
+import org.apache.parquet.hadoop.ParquetOutputFormat
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.{OutputWriterFactory, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetOptions}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.types.StructType
+
+/**
+ * Spark's Parquet file format with footers read and written through the footer library
+ * (docs/parquet-interceptor.md). The rules of [[ParquetFormatRules]] put it in place of
+ * `ParquetFileFormat`. Each part falls back to Spark's own when its config is off:
+ * reads (`spark.superspark.parquet.footer.read`, default true) and writes
+ * (`spark.superspark.parquet.footer.write`, default false). UUID/JSON tagged columns are
+ * written with their Parquet logical types either way.
+ */
+class FooterParquetFileFormat extends ParquetFileFormat {
+
+  override def inferSchema(
+      sparkSession: SparkSession,
+      parameters: Map[String, String],
+      files: Seq[FileStatus]): Option[StructType] = {
+    if (FooterInterceptorConf.readEnabled(getSqlConf(sparkSession))) {
+      ParquetFooterScan.inferSchema(sparkSession, parameters, files)
+    } else {
+      super.inferSchema(sparkSession, parameters, files)
+    }
+  }
+
+  override def buildReaderWithPartitionValues(
+      sparkSession: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val sqlConf = getSqlConf(sparkSession)
+    // Archive inputs (a Spark 4.3 feature) stay on Spark's own reader.
+    if (!FooterInterceptorConf.readEnabled(sqlConf) || new ParquetOptions(options, sqlConf).archiveFormatEnabled) {
+      super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
+        options, hadoopConf)
+    } else {
+      ParquetFooterScan.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    }
+  }
+
+  override def prepareWrite(
+      sparkSession: SparkSession,
+      job: Job,
+      options: Map[String, String],
+      dataSchema: StructType): OutputWriterFactory = {
+    val factory = super.prepareWrite(sparkSession, job, options, dataSchema)
+    if (ParquetLogicalTypes.hasWriteTags(dataSchema)) {
+      ParquetOutputFormat.setWriteSupportClass(job, classOf[TaggedParquetWriteSupport])
+    }
+    if (FooterInterceptorConf.writeEnabled(getSqlConf(sparkSession))) new FooterOutputWriterFactory(factory)
+    else factory
+  }
+}

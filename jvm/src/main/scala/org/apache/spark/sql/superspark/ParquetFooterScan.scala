@@ -1,0 +1,255 @@
+package org.apache.spark.sql.superspark
+
+import java.time.ZoneId
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.FileStatus
+import org.apache.hadoop.mapred.FileSplit
+import org.apache.hadoop.mapreduce.{JobID, TaskAttemptID, TaskID, TaskType}
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.parquet.filter2.compat.FilterCompat
+import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate}
+import org.apache.parquet.hadoop.{Footer, ParquetInputFormat, ParquetRecordReader}
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileFormat, PartitionedFile, RecordReaderIterator, SchemaMergeUtils}
+import org.apache.spark.sql.execution.datasources.parquet._
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.util.{SerializableConfiguration, Utils}
+
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterOpener, OpenedFooter, ParquetLogicalTypes}
+
+/**
+ * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
+ * Spark's `ParquetFileFormat.buildReaderWithPartitionValues` and `ParquetUtils.inferSchema`
+ * as of **Spark 4.3.0**, with the footer read through the footer library
+ * ([[FooterOpener]]) instead of `ParquetFooterReader`. Everything else (filter pushdown,
+ * rebase modes, vectorized and row-based readers) is Spark's own code, called as Spark calls it.
+ */
+object ParquetFooterScan {
+
+  /** The session settings Spark 4.3.0's `mergeSchemasInParallel` gives its schema converter. */
+  private case class ConverterSettings(binaryAsString: Boolean, int96AsTimestamp: Boolean, inferTimestampNTZ: Boolean,
+      nanosAsLong: Boolean, timestampNanosTypes: Boolean, respectUnknownTypeAnnotation: Boolean)
+
+  /** `ParquetFileFormat.setupHadoopConf` (private in Spark 4.3.0). */
+  private def setupHadoopConf(hadoopConf: Configuration, sqlConf: SQLConf, requiredSchema: StructType): Unit = {
+    hadoopConf.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
+    hadoopConf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requiredSchema.json)
+    hadoopConf.set(ParquetWriteSupport.SPARK_ROW_SCHEMA, requiredSchema.json)
+    hadoopConf.set(SQLConf.SESSION_LOCAL_TIMEZONE.key, sqlConf.sessionLocalTimeZone)
+    hadoopConf.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED.key, sqlConf.nestedSchemaPruningEnabled)
+    hadoopConf.setBoolean(SQLConf.CASE_SENSITIVE.key, sqlConf.caseSensitiveAnalysis)
+    hadoopConf.setBoolean(SQLConf.PARQUET_BINARY_AS_STRING.key, sqlConf.isParquetBinaryAsString)
+    hadoopConf.setBoolean(SQLConf.PARQUET_INT96_AS_TIMESTAMP.key, sqlConf.isParquetINT96AsTimestamp)
+    hadoopConf.setBoolean(SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED.key, sqlConf.parquetInferTimestampNTZEnabled)
+    hadoopConf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG.key, sqlConf.legacyParquetNanosAsLong)
+    hadoopConf.setBoolean(SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED.key, sqlConf.timestampNanosTypesEnabled)
+    hadoopConf.setBoolean(SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION.key,
+      sqlConf.parquetReaderRespectUnknownTypeAnnotation)
+  }
+
+  def buildReader(
+      sparkSession: SparkSession,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val sqlConf = sparkSession.sessionState.conf
+    setupHadoopConf(hadoopConf, sqlConf, requiredSchema)
+    val broadcastedHadoopConf = SerializableConfiguration.broadcast(sparkSession.sparkContext, hadoopConf)
+    val resultSchema = StructType(partitionSchema.fields ++ requiredSchema.fields)
+    val enableOffHeapColumnVector = sqlConf.offHeapColumnVectorEnabled
+    val enableVectorizedReader = ParquetUtils.isBatchReadSupportedForSchema(sqlConf, resultSchema)
+    val enableRecordFilter = sqlConf.parquetRecordFilterEnabled
+    val timestampConversion = sqlConf.isParquetINT96TimestampConversion
+    val capacity = sqlConf.parquetVectorizedReaderBatchSize
+    val enableParquetFilterPushDown = sqlConf.parquetFilterPushDown
+    val pushDownDate = sqlConf.parquetFilterPushDownDate
+    val pushDownTimestamp = sqlConf.parquetFilterPushDownTimestamp
+    val pushDownDecimal = sqlConf.parquetFilterPushDownDecimal
+    val pushDownStringPredicate = sqlConf.parquetFilterPushDownStringPredicate
+    val pushDownInFilterThreshold = sqlConf.parquetFilterPushDownInFilterThreshold
+    val isCaseSensitive = sqlConf.caseSensitiveAnalysis
+    val parquetOptions = new ParquetOptions(options, sqlConf)
+    val datetimeRebaseModeInRead = parquetOptions.datetimeRebaseModeInRead
+    val int96RebaseModeInRead = parquetOptions.int96RebaseModeInRead
+    val returningBatch = sqlConf.parquetVectorizedReaderEnabled &&
+      options.getOrElse(FileFormat.OPTION_RETURNING_BATCH,
+        throw new IllegalArgumentException("OPTION_RETURNING_BATCH should always be set for ParquetFileFormat. " +
+          s"To workaround this issue, set ${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key}=false.")).equals("true")
+
+    // Ours: the columns to decode (by name, unless columns are matched by field id) and the counters.
+    val strict = FooterInterceptorConf.strict(sqlConf)
+    val byFieldId = sqlConf.parquetFieldIdReadEnabled && ParquetUtils.hasFieldIds(requiredSchema)
+    val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
+    val metrics = FooterMetrics.create(sparkSession.sparkContext)
+
+    (file: PartitionedFile) => {
+      assert(file.partitionValues.numFields == partitionSchema.size)
+      val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
+      val sharedConf = broadcastedHadoopConf.value.value
+      val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, enableVectorizedReader,
+        columns, isCaseSensitive, strict, metrics).getOrElse {
+        val o = ParquetFooterReader.openFileAndReadFooter(sharedConf, file, enableVectorizedReader)
+        val stream = if (o.inputStreamOpt.isPresent) Some(o.inputStreamOpt.get) else None
+        OpenedFooter(o.footer, o.inputFile, stream, o.footer.getFileMetaData.getSchema)
+      }
+      var shouldCloseInputStream = opened.inputStream.isDefined
+      try {
+        val footerFileMetaData = opened.footer.getFileMetaData
+        val datetimeRebaseSpec = DataSourceUtils.datetimeRebaseSpec(
+          footerFileMetaData.getKeyValueMetaData.get, datetimeRebaseModeInRead)
+        val int96RebaseSpec = DataSourceUtils.int96RebaseSpec(
+          footerFileMetaData.getKeyValueMetaData.get, int96RebaseModeInRead)
+        val pushed = if (enableParquetFilterPushDown) {
+          val parquetFilters = new ParquetFilters(footerFileMetaData.getSchema, pushDownDate, pushDownTimestamp,
+            pushDownDecimal, pushDownStringPredicate, pushDownInFilterThreshold, isCaseSensitive,
+            datetimeRebaseSpec, Some(requiredSchema))
+          filters.flatMap(parquetFilters.createFilter).reduceOption(FilterApi.and)
+        } else {
+          None
+        }
+        val createdByParquetMr = Option(footerFileMetaData.getCreatedBy).exists(_.startsWith("parquet-mr"))
+        val convertTz = if (timestampConversion && !createdByParquetMr) {
+          Some(DateTimeUtils.getZoneId(sharedConf.get(SQLConf.SESSION_LOCAL_TIMEZONE.key)))
+        } else {
+          None
+        }
+        val attemptId = new TaskAttemptID(new TaskID(new JobID(), TaskType.MAP, 0), 0)
+        val hadoopAttemptContext = new TaskAttemptContextImpl(broadcastedHadoopConf.value.value, attemptId)
+        pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
+
+        if (enableVectorizedReader) {
+          val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
+            datetimeRebaseSpec.mode.toString, datetimeRebaseSpec.timeZone,
+            int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone,
+            enableOffHeapColumnVector && TaskContext.get() != null, capacity)
+          val iter = new RecordReaderIterator(vectorizedReader)
+          try {
+            vectorizedReader.initialize(split, hadoopAttemptContext, Some(opened.inputFile),
+              opened.inputStream, Some(opened.footer))
+            shouldCloseInputStream = false
+            vectorizedReader.initBatch(partitionSchema, file.partitionValues)
+            if (returningBatch) vectorizedReader.enableReturningBatches()
+            iter.asInstanceOf[Iterator[InternalRow]]
+          } catch {
+            case e: Throwable =>
+              iter.close()
+              throw e
+          }
+        } else {
+          val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
+            datetimeRebaseSpec, int96RebaseSpec)
+          val reader = if (pushed.isDefined && enableRecordFilter) {
+            new ParquetRecordReader[InternalRow](readSupport, FilterCompat.get(pushed.get, null))
+          } else {
+            new ParquetRecordReader[InternalRow](readSupport)
+          }
+          val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
+          val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
+          try {
+            readerWithRowIndexes.initialize(split, hadoopAttemptContext)
+            val fullSchema = DataTypeUtils.toAttributes(requiredSchema) ++ DataTypeUtils.toAttributes(partitionSchema)
+            val unsafeProjection = UnsafeProjection.create(fullSchema, fullSchema)
+            if (partitionSchema.length == 0) {
+              iter.map(unsafeProjection)
+            } else {
+              val joinedRow = new JoinedRow()
+              iter.map(d => unsafeProjection(joinedRow(d, file.partitionValues)))
+            }
+          } catch {
+            case e: Throwable =>
+              iter.close()
+              throw e
+          }
+        }
+      } finally {
+        if (shouldCloseInputStream) opened.inputStream.foreach(Utils.closeQuietly)
+      }
+    }
+  }
+
+  /** Files whose footers give the schema: Spark 4.3.0's `ParquetUtils.inferSchema` choice. */
+  private def filesToTouch(sparkSession: SparkSession, parameters: Map[String, String],
+      files: Seq[FileStatus]): Seq[FileStatus] = {
+    val shouldMergeSchemas = new ParquetOptions(parameters, sparkSession.sessionState.conf).mergeSchema
+    val mergeRespectSummaries = sparkSession.sessionState.conf.isParquetSchemaRespectSummaries
+    val leaves = files.sortBy(_.getPath.toString)
+    def named(n: String) = leaves.filter(_.getPath.getName == n)
+    val data = leaves.filter { f =>
+      val name = f.getPath.getName
+      !((name.startsWith("_") && !name.contains("=")) || name.startsWith("."))
+    }.filterNot(f => f.getPath.getName == "_metadata" || f.getPath.getName == "_common_metadata")
+    val metadata = named("_metadata")
+    val commonMetadata = named("_common_metadata")
+    if (shouldMergeSchemas) {
+      (if (mergeRespectSummaries) Seq.empty else data) ++ metadata ++ commonMetadata
+    } else {
+      commonMetadata.headOption.orElse(metadata.headOption).orElse(data.headOption).toSeq
+    }
+  }
+
+  /**
+   * Schema inference through the footer library: one file (the default, no `mergeSchema`) is
+   * read on the driver, several in Spark's parallel schema merge with our footer reader.
+   */
+  def inferSchema(sparkSession: SparkSession, parameters: Map[String, String],
+      files: Seq[FileStatus]): Option[StructType] = {
+    val touch = filesToTouch(sparkSession, parameters, files)
+    val sqlConf = sparkSession.sessionState.conf
+    val strict = FooterInterceptorConf.strict(sqlConf)
+    val metrics = FooterMetrics.create(sparkSession.sparkContext)
+    // The converter's settings, as Spark's mergeSchemasInParallel takes them from the session.
+    val converterConf = ConverterSettings(sqlConf.isParquetBinaryAsString, sqlConf.isParquetINT96AsTimestamp,
+      sqlConf.parquetInferTimestampNTZEnabled, sqlConf.legacyParquetNanosAsLong, sqlConf.timestampNanosTypesEnabled,
+      sqlConf.parquetReaderRespectUnknownTypeAnnotation)
+    val reader = (fs: Seq[FileStatus], conf: Configuration, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean) =>
+      readSchemas(fs, conf, converterConf, strict, metrics, ignoreCorruptFiles, ignoreMissingFiles)
+    if (touch.size == 1) {
+      val conf = sparkSession.sessionState.newHadoopConfWithOptions(parameters)
+      reader(touch, conf, sqlConf.ignoreCorruptFiles, sqlConf.ignoreMissingFiles).headOption
+    } else {
+      SchemaMergeUtils.mergeSchemasInParallel(sparkSession, parameters, touch, reader)
+    }
+  }
+
+  /** Spark 4.3.0's per-task schema reader (`ParquetFileFormat.mergeSchemasInParallel`), our footers. */
+  private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: ConverterSettings,
+      strict: Boolean, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
+      ignoreMissingFiles: Boolean): Seq[StructType] = {
+    val converter = new ParquetToSparkSchemaConverter(
+      assumeBinaryIsString = settings.binaryAsString,
+      assumeInt96IsTimestamp = settings.int96AsTimestamp,
+      inferTimestampNTZ = settings.inferTimestampNTZ,
+      nanosAsLong = settings.nanosAsLong,
+      timestampNanosTypesEnabled = settings.timestampNanosTypes,
+      respectUnknownTypeAnnotation = settings.respectUnknownTypeAnnotation)
+    files.flatMap { f =>
+      try {
+        val (md, fileSchema) = FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
+          caseSensitive = true, strict, metrics) match {
+          case Some(o) => (o.footer, o.fileSchema)
+          case None =>
+            val raw = ParquetFooterReader.readFooter(
+              org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf),
+              org.apache.parquet.format.converter.ParquetMetadataConverter.SKIP_ROW_GROUPS)
+            (ParquetLogicalTypes.forSpark(raw), raw.getFileMetaData.getSchema)
+        }
+        val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
+        Some(ParquetLogicalTypes.tag(schema, fileSchema))
+      } catch {
+        case e: java.io.FileNotFoundException if ignoreMissingFiles => None
+        case e: RuntimeException if ignoreCorruptFiles => None
+        case e: java.io.IOException if ignoreCorruptFiles => None
+      }
+    }
+  }
+}

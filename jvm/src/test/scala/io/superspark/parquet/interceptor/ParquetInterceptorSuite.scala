@@ -1,0 +1,176 @@
+package io.superspark.parquet.interceptor
+
+import java.io.ByteArrayOutputStream
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.PositionOutputStream
+import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageTypeParser}
+import org.apache.parquet.schema.LogicalTypeAnnotation.UUIDLogicalTypeAnnotation
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, InsertIntoHadoopFsRelationCommand, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.types._
+
+import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.{FooterColumns, FooterFiles, FooterLayout, FooterReader, FooterSource, MetadataDiff}
+
+class ParquetInterceptorSuite extends SparkSessionSuite {
+
+  private def withTempDir(f: Path => Unit): Unit = {
+    val dir = Files.createTempDirectory("interceptor")
+    try f(dir) finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
+  }
+
+  private def fileFormats(df: org.apache.spark.sql.DataFrame) = df.queryExecution.analyzed.collect {
+    case LogicalRelation(r: HadoopFsRelation, _, _, _, _) => r.fileFormat.getClass
+  }
+
+  private def field(g: GroupType, name: String) = g.getType(g.getFieldIndex(name))
+
+  private def parquetFiles(dir: Path): Seq[Path] =
+    Files.walk(dir).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq.sorted
+
+  test("path reads, catalog tables and inserts use FooterParquetFileFormat; DSv2 reads are left alone") {
+    withTempDir { dir =>
+      val p = dir.resolve("t").toString
+      spark.range(5).write.parquet(p)
+      assert(fileFormats(spark.read.parquet(p)) == Seq(classOf[FooterParquetFileFormat]))
+      assert(fileFormats(spark.read.format("org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat")
+        .load(p)) == Seq(classOf[FooterParquetFileFormat]))
+      spark.sql(s"CREATE TABLE rules_t (id BIGINT) USING parquet LOCATION '${dir.resolve("tbl")}'")
+      try {
+        spark.sql("INSERT INTO rules_t VALUES (1)")
+        assert(fileFormats(spark.table("rules_t")) == Seq(classOf[FooterParquetFileFormat]))
+        val insert = spark.sql("INSERT INTO rules_t VALUES (2)").queryExecution.analyzed.collect {
+          case i: InsertIntoHadoopFsRelationCommand => i.fileFormat.getClass
+        }
+        assert(insert == Seq(classOf[FooterParquetFileFormat]))
+        assert(spark.table("rules_t").collect().map(_.getLong(0)).sorted.toSeq == Seq(1L, 2L))
+      } finally spark.sql("DROP TABLE rules_t")
+      spark.conf.set("spark.sql.sources.useV1SourceList", "")
+      try {
+        val v2 = spark.read.parquet(p)
+        assert(fileFormats(v2).isEmpty)
+        assert(v2.queryExecution.analyzed.collect { case r: DataSourceV2Relation => r }.size == 1)
+        assert(v2.count() == 5)
+      } finally spark.conf.unset("spark.sql.sources.useV1SourceList")
+    }
+  }
+
+  test("written files carry an extension that decodes to the Thrift footer") {
+    withTempDir { dir =>
+      spark.conf.set(FooterInterceptorConf.WriteKey, "true")
+      try {
+        spark.range(1000).selectExpr("id", "cast(id as string) s", "array(id) a", "named_struct('x', id) st")
+          .repartition(2).write.option("parquet.block.size", "2048").parquet(dir.resolve("w").toString)
+      } finally spark.conf.unset(FooterInterceptorConf.WriteKey)
+      val files = parquetFiles(dir)
+      assert(files.size == 2)
+      files.foreach { f =>
+        val footer = FooterFiles.readFooter(f)
+        assert(FooterLayout.locate(footer.footer).isInstanceOf[FooterLayout.Present])
+        val fb = FooterReader.read(footer)
+        assert(fb.source == FooterSource.FlatBuffer)
+        val thrift = FooterReader.thrift(footer.copy(footer = FooterFiles.thriftFooter(footer)))
+        assert(MetadataDiff.diff(fb.metadata, thrift).isEmpty)
+        val parquetJava = ParquetFileReader.open(HadoopInputFile.fromPath(
+          new org.apache.hadoop.fs.Path(f.toString), spark.sparkContext.hadoopConfiguration))
+        try assert(parquetJava.getRowGroups.size > 1) finally parquetJava.close()
+        assert(FooterColumns.topLevelNames(footer).get.toSeq == Seq("id", "s", "a", "st"))
+      }
+    }
+  }
+
+  test("TailHoldingStream holds the tail from hold() on and writes it once with the extension") {
+    withTempDir { dir =>
+      spark.range(10).write.parquet(dir.resolve("src").toString)
+      val file = parquetFiles(dir).head
+      val bytes = Files.readAllBytes(file)
+      val footer = FooterFiles.readFooter(file)
+      val sink = new ByteArrayOutputStream()
+      var closed = 0
+      val under = new PositionOutputStream {
+        override def getPos: Long = sink.size
+        override def write(b: Int): Unit = sink.write(b)
+        override def close(): Unit = closed += 1
+      }
+      val s = new TailHoldingStream(under, file.toString)
+      val split = (footer.footerOffset - 10).toInt // hold from a few bytes before the footer
+      s.write(bytes, 0, split)
+      s.hold()
+      s.write(bytes, split, bytes.length - split)
+      assert(sink.size == split && s.getPos == bytes.length)
+      s.close()
+      s.close()
+      assert(closed == 1)
+      val out = sink.toByteArray
+      assert(java.util.Arrays.equals(out, 0, split + 10, bytes, 0, split + 10))
+      val written = FooterFiles.readFooter("mem", out.length, (off, len) => java.util.Arrays.copyOfRange(out,
+        off.toInt, off.toInt + len))
+      assert(FooterReader.read(written).source == FooterSource.FlatBuffer)
+    }
+  }
+
+  test("withExtension leaves tails it cannot handle unchanged") {
+    val notParquet = "not a parquet tail".getBytes
+    assert(TailHoldingStream.withExtension("x", notParquet) sameElements notParquet)
+    val tooLong = Array[Byte](1, 2, 3) ++ FooterLayout.tail(1000)
+    assert(TailHoldingStream.withExtension("x", tooLong) sameElements tooLong)
+    val encrypted = Array[Byte](0) ++ FooterLayout.tail(1, FooterLayout.EncryptedMagic)
+    assert(TailHoldingStream.withExtension("x", encrypted) sameElements encrypted)
+  }
+
+  private val uuidSchema = MessageTypeParser.parseMessageType(
+    """message m {
+      |  optional fixed_len_byte_array(16) u (UUID);
+      |  optional binary j (JSON);
+      |  optional group g { optional fixed_len_byte_array(16) v (UUID); optional int32 n; }
+      |  optional int64 x;
+      |}""".stripMargin)
+
+  test("UUID annotations are dropped for Spark and the Spark schema is tagged") {
+    val md = new org.apache.parquet.hadoop.metadata.ParquetMetadata(
+      new org.apache.parquet.hadoop.metadata.FileMetaData(uuidSchema, Map.empty[String, String].asJava, "test"),
+      java.util.Collections.emptyList())
+    val stripped = ParquetLogicalTypes.forSpark(md).getFileMetaData.getSchema
+    assert(field(stripped, "u").getLogicalTypeAnnotation == null)
+    assert(field(stripped, "u").asPrimitiveType.getTypeLength == 16)
+    assert(field(stripped, "g").asGroupType.getType(0).getLogicalTypeAnnotation == null)
+    assert(field(stripped, "j").getLogicalTypeAnnotation == LogicalTypeAnnotation.jsonType())
+    val once = ParquetLogicalTypes.forSpark(md)
+    assert(ParquetLogicalTypes.forSpark(once) eq once)
+
+    val spark = StructType(Seq(StructField("u", BinaryType), StructField("j", StringType),
+      StructField("g", StructType(Seq(StructField("v", BinaryType), StructField("n", IntegerType)))),
+      StructField("x", LongType)))
+    val tagged = ParquetLogicalTypes.tag(spark, uuidSchema)
+    def name(f: StructField) =
+      if (f.metadata.contains(ParquetLogicalTypes.ExtensionNameKey)) Some(f.metadata.getString("arrow.extension.name"))
+      else None
+    assert(name(tagged("u")).contains("arrow.uuid"))
+    assert(name(tagged("j")).contains("arrow.json"))
+    assert(name(tagged("g").dataType.asInstanceOf[StructType]("v")).contains("arrow.uuid"))
+    assert(name(tagged("x")).isEmpty)
+  }
+
+  test("tagged columns are written with the UUID and JSON logical types") {
+    def md(n: String) = new MetadataBuilder().putString("arrow.extension.name", n).build()
+    val schema = StructType(Seq(StructField("u", BinaryType, metadata = md("arrow.uuid")),
+      StructField("j", StringType, metadata = md("arrow.json")), StructField("b", BinaryType),
+      StructField("wrong", LongType, metadata = md("arrow.uuid"))))
+    val tags = ParquetLogicalTypes.writeTags(schema)
+    assert(tags == Map("u" -> "arrow.uuid", "j" -> "arrow.json"))
+    val message = MessageTypeParser.parseMessageType(
+      "message spark_schema { optional binary u; optional binary j (STRING); optional binary b; optional int64 wrong; }")
+    val out = ParquetLogicalTypes.annotate(message, tags)
+    val u = field(out, "u").asPrimitiveType
+    assert(u.getPrimitiveTypeName == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY && u.getTypeLength == 16)
+    assert(u.getLogicalTypeAnnotation.isInstanceOf[UUIDLogicalTypeAnnotation])
+    assert(field(out, "j").getLogicalTypeAnnotation == LogicalTypeAnnotation.jsonType())
+    assert(field(out, "b") == field(message, "b") && field(out, "wrong") == field(message, "wrong"))
+  }
+}
