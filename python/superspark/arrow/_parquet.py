@@ -49,8 +49,9 @@ def read_parquet(spark, path: str, **options):
 
     Columns whose Arrow type (from the first file's ``ARROW:schema``) is an extension type
     get its identity in their field metadata; ``arrow.bool8`` (stored as INT8) becomes
-    boolean and ``arrow.parquet.variant`` groups are read as VariantType. Spark 4.3 itself
-    cannot read Parquet UUID columns (``PARQUET_TYPE_ILLEGAL``): such files fail here too.
+    boolean and ``arrow.parquet.variant`` groups are read as VariantType. Parquet UUID
+    columns (which Spark 4.3 alone refuses with ``PARQUET_TYPE_ILLEGAL``) read through the
+    superspark Parquet interceptor as ``binary(16)`` tagged ``arrow.uuid``.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructField, StructType, VariantType
