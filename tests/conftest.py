@@ -27,3 +27,85 @@ def spark():
 @pytest.fixture
 def tmp_dir(tmp_path):
     return str(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def super_cli():
+    """Path of SuperDB's `super` CLI v0.1.0 (the reference implementation), installed by
+    dev/install-super.sh, or $SUPER_BIN; skips with the printed reason when it cannot be had."""
+    import subprocess
+
+    path = os.environ.get("SUPER_BIN")
+    if path:
+        return path
+    r = subprocess.run([os.path.join(REPO, "dev", "install-super.sh")], capture_output=True, text=True)
+    if r.returncode != 0:
+        reason = "go install failed: " + " ".join(l.strip() for l in r.stderr.strip().splitlines()[-2:])
+        print(f"skipping super interop: {reason}")
+        pytest.skip(f"super CLI v0.1.0 not available: {reason}")
+    return r.stdout.strip().splitlines()[-1]
+
+
+_CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+
+
+@pytest.fixture
+def connect_session(tmp_path):
+    """A Spark Connect client session against a server started, as the README says, with
+    the superspark jar and spark.sql.extensions; the server is stopped afterwards and the
+    process env is restored so later tests keep using classic PySpark."""
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    import pyspark
+    import superspark
+    from pyspark.sql import SparkSession
+
+    spark_home = os.path.dirname(pyspark.__file__)
+    script = os.path.join(spark_home, "sbin", "start-connect-server.sh")
+    if not os.path.isfile(script):
+        pytest.skip(f"Spark Connect cannot start here: {script} missing")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
+               SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
+    saved_env = {k: os.environ.get(k) for k in _CONNECT_ENV}
+    log_path = tmp_path / "connect.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        ["bash", script, "--wait", "--master", "local[1]", "--jars", superspark.jar_path(),
+         "--conf", f"spark.sql.extensions={superspark.EXTENSIONS_CLASS}",
+         "--conf", f"spark.connect.grpc.binding.port={port}",
+         "--conf", "spark.connect.grpc.binding.address=127.0.0.1", "--conf", "spark.ui.enabled=false"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                pytest.fail("Spark Connect server exited: " + log_path.read_text()[-3000:])
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail("Spark Connect server did not listen within 120 s")
+        remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
+        try:
+            yield remote
+        finally:
+            remote.stop()
+    finally:
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()

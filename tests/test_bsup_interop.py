@@ -9,25 +9,12 @@ import glob
 import os
 import subprocess
 
-import pytest
 from pyspark.sql import Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def super_cli():
-    path = os.environ.get("SUPER_BIN")
-    if path:
-        return path
-    r = subprocess.run([os.path.join(REPO, "dev", "install-super.sh")], capture_output=True, text=True)
-    if r.returncode != 0:
-        reason = "go install failed: " + " ".join(l.strip() for l in r.stderr.strip().splitlines()[-2:])
-        print(f"skipping super interop: {reason}")
-        pytest.skip(f"super CLI v0.1.0 not available: {reason}")
-    return r.stdout.strip().splitlines()[-1]
 
 
 def run(cli, *args, stdin=None):

@@ -2,10 +2,6 @@
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 
 import pytest
 from pyspark.sql.types import StringType
@@ -72,66 +68,9 @@ def test_wrong_arity_is_a_spark_error(spark):
     assert e.value.getCondition() == "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_spark_connect_round_trip(tmp_path):
+def test_spark_connect_round_trip(connect_session):
     """A Spark Connect server started with the two settings serves superspark_version()."""
-    import pyspark
-
-    spark_home = os.path.dirname(pyspark.__file__)
-    script = os.path.join(spark_home, "sbin", "start-connect-server.sh")
-    if not os.path.isfile(script):
-        pytest.skip(f"Spark Connect cannot start here: {script} missing")
-    port = _free_port()
-    env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
-               SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
-    log = open(tmp_path / "connect.log", "wb")
-    proc = subprocess.Popen(
-        ["bash", script, "--wait", "--master", "local[1]",
-         "--jars", superspark.jar_path(),
-         "--conf", f"spark.sql.extensions={superspark.EXTENSIONS_CLASS}",
-         "--conf", f"spark.connect.grpc.binding.port={port}",
-         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-         "--conf", "spark.ui.enabled=false"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if proc.poll() is not None:
-                pytest.fail("Spark Connect server exited: " + (tmp_path / "connect.log").read_text()[-3000:])
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.5)
-        else:
-            pytest.fail("Spark Connect server did not listen within 120 s")
-        from pyspark.sql import SparkSession
-
-        # Creating a remote session sets these process-wide; restore them so later tests
-        # in this process keep using classic PySpark.
-        saved = {k: os.environ.get(k) for k in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
-        remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
-        try:
-            assert remote.sql("SELECT superspark_version() AS v").head()["v"] == superspark.__version__
-            got = remote.range(1).select(superspark_version().alias("v")).head()["v"]
-            assert got == superspark.__version__
-        finally:
-            remote.stop()
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-    finally:
-        import signal
-
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+    remote = connect_session
+    assert remote.sql("SELECT superspark_version() AS v").head()["v"] == superspark.__version__
+    got = remote.range(1).select(superspark_version().alias("v")).head()["v"]
+    assert got == superspark.__version__

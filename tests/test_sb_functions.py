@@ -4,11 +4,7 @@ v0.1.0 (skipped, saying why, when it cannot be installed) and Spark Connect."""
 
 import datetime
 import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 from decimal import Decimal
 
 import pytest
@@ -16,10 +12,8 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-import superspark
 from superspark import functions as SF
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The spec's reference vector: two streams, each a types frame, a values frame holding {a:1}
 # and an end-of-stream marker (bytes we did not produce).
@@ -184,17 +178,6 @@ def test_describe_function(spark):
 
 # ---------------------------------------------------------------- the super CLI v0.1.0
 
-@pytest.fixture(scope="module")
-def super_cli():
-    path = os.environ.get("SUPER_BIN")
-    if path:
-        return path
-    r = subprocess.run([os.path.join(REPO, "dev", "install-super.sh")], capture_output=True, text=True)
-    if r.returncode != 0:
-        reason = "go install failed: " + " ".join(l.strip() for l in r.stderr.strip().splitlines()[-2:])
-        print(f"skipping super interop: {reason}")
-        pytest.skip(f"super CLI v0.1.0 not available: {reason}")
-    return r.stdout.strip().splitlines()[-1]
 
 
 SUP_VALUES = [
@@ -226,68 +209,16 @@ def test_cells_written_by_super(spark, super_cli):
 
 # ---------------------------------------------------------------- Spark Connect
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_spark_connect(tmp_path):
+def test_spark_connect(connect_session):
     """The Python wrappers resolve by name on a Connect server that loads the extension."""
-    import pyspark
-
-    spark_home = os.path.dirname(pyspark.__file__)
-    script = os.path.join(spark_home, "sbin", "start-connect-server.sh")
-    if not os.path.isfile(script):
-        pytest.skip(f"Spark Connect cannot start here: {script} missing")
-    port = _free_port()
-    env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
-               SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
-    saved_env = {k: os.environ.get(k) for k in _CONNECT_ENV}
-    log = open(tmp_path / "connect.log", "wb")
-    proc = subprocess.Popen(
-        ["bash", script, "--wait", "--master", "local[1]", "--jars", superspark.jar_path(),
-         "--conf", f"spark.sql.extensions={superspark.EXTENSIONS_CLASS}",
-         "--conf", f"spark.connect.grpc.binding.port={port}",
-         "--conf", "spark.connect.grpc.binding.address=127.0.0.1", "--conf", "spark.ui.enabled=false"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if proc.poll() is not None:
-                pytest.fail("Spark Connect server exited: " + (tmp_path / "connect.log").read_text()[-3000:])
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.5)
-        else:
-            pytest.fail("Spark Connect server did not listen within 120 s")
-        from pyspark.sql import SparkSession
-
-        remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
-        try:
-            df = remote.range(3).select(F.struct("id", F.lit("x").alias("s")).alias("r"))
-            enc = SF.sb_encode("r")
-            got = df.select(SF.sb_decode(enc, "id bigint, s string").alias("d"), SF.sb_typeof(enc).alias("t"),
-                            SF.try_sb_decode(F.lit(b"\x10\xff"), "string", {"mode": "PERMISSIVE"}).alias("bad"),
-                            SF.sb_to_sup(enc).alias("sup")).collect()
-            assert [(r["d"]["id"], r["d"]["s"], r["t"], r["bad"]) for r in got] == \
-                [(i, "x", "{id:int64,s:string}", None) for i in range(3)]
-            assert got[2]["sup"] == '{id:2,s:"x"}'
-            sql = remote.sql("SELECT sb_to_sup(sb_encode(named_struct('id', 2L, 's', 'x')))").head()[0]
-            assert sql == got[2]["sup"]
-        finally:
-            remote.stop()
-    finally:
-        # Back to classic mode for the tests that follow.
-        for k, v in saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+    remote = connect_session
+    df = remote.range(3).select(F.struct("id", F.lit("x").alias("s")).alias("r"))
+    enc = SF.sb_encode("r")
+    got = df.select(SF.sb_decode(enc, "id bigint, s string").alias("d"), SF.sb_typeof(enc).alias("t"),
+                    SF.try_sb_decode(F.lit(b"\x10\xff"), "string", {"mode": "PERMISSIVE"}).alias("bad"),
+                    SF.sb_to_sup(enc).alias("sup")).collect()
+    assert [(r["d"]["id"], r["d"]["s"], r["t"], r["bad"]) for r in got] == \
+        [(i, "x", "{id:int64,s:string}", None) for i in range(3)]
+    assert got[2]["sup"] == '{id:2,s:"x"}'
+    sql = remote.sql("SELECT sb_to_sup(sb_encode(named_struct('id', 2L, 's', 'x')))").head()[0]
+    assert sql == got[2]["sup"]
