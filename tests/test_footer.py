@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from bsup_util import uvarint  # LEB128, the same varint the footer spec uses
 from superspark import footer
 
 UUID = "bb020e68-d327-4698-a215-465ff5dc7e44"
@@ -144,18 +145,6 @@ def test_generated_classes_match_the_schema(tmp_path):
             assert a.read() == b.read(), f
 
 
-def _uleb(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def _split(data):
     import struct
 
@@ -184,7 +173,7 @@ def test_add_writes_the_spec_layout_checked_independently(tmp_path):
     assert k_crc == zlib.crc32(struct.pack("<I", k))
     fb = ext_footer[-29 - k:-29]
     assert fb_crc == zlib.crc32(fb)
-    header = b"\x08\xff\xff\x01" + _uleb(k + 28)
+    header = b"\x08\xff\xff\x01" + uvarint(k + 28)
     prefix_len = len(ext_footer) - 29 - k - len(header)
     assert ext_footer[prefix_len:prefix_len + len(header)] == header
     assert ext_footer[:prefix_len] + b"\x00" == thrift
@@ -197,7 +186,7 @@ def test_add_refuses_a_foreign_field_32767_extension(tmp_path):
     pq.write_table(pa.table({"a": [1, 2, 3]}), f)
     body, thrift = _split(open(f, "rb").read())
     payload = b"someone else's extension" + bytes(16)
-    new = thrift[:-1] + b"\x08\xff\xff\x01" + _uleb(len(payload)) + payload + b"\x00"
+    new = thrift[:-1] + b"\x08\xff\xff\x01" + uvarint(len(payload)) + payload + b"\x00"
     with open(f, "wb") as fh:
         fh.write(body + new + struct.pack("<I", len(new)) + b"PAR1")
     assert pq.read_table(f).column("a").to_pylist() == [1, 2, 3]  # other readers skip it
