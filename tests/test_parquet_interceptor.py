@@ -261,6 +261,12 @@ def test_damaged_extension_falls_back_and_is_counted(spark, tmp_dir):
     assert rows(spark.read.parquet(path).where("g = 3")) == expected
     m = pi.footer_metrics(spark)
     assert m["fallbacks"] >= 1 and m["footers_thrift"] == m["fallbacks"] and m["footers_flatbuffer"] >= 1
+    # The scan node's SQL metrics count exactly this scan: one damaged file, one sound one.
+    scan = spark.read.parquet(path).where("g = 3")
+    assert rows(scan) == expected
+    s = pi.scan_metrics(scan)
+    assert (s["footers_flatbuffer"], s["footers_thrift"], s["fallbacks"]) == (1, 1, 1)
+    assert s["decode_ns"] > 0
     with conf(spark, **{STRICT.replace(".", "__"): "true"}):
         with pytest.raises(Exception) as e:
             spark.read.parquet(files[0]).collect()
