@@ -117,8 +117,9 @@ def with_arrow_types(df, types: Dict[str, pa.DataType]):
                     and isinstance(have, StringType):
                 ref = uuid_from_string(ref)
             elif want.simpleString() != have.simpleString():
+                what = ident.name if isinstance(ident, Identity) else str(types[name])
                 raise ExtensionTypeError(
-                    f"{ident.name} needs Spark type {want.simpleString()}, "
+                    f"{what} needs Spark type {want.simpleString()}, "
                     f"the column is {have.simpleString()}")
         except ExtensionTypeError as e:
             raise _col_error(name, e) from None
