@@ -216,14 +216,19 @@ def _collect(df):
     from pyspark.sql.pandas.types import to_arrow_schema
 
     large = False
-    if hasattr(df, "_collect_as_arrow"):  # classic
+    if type(df).__module__.startswith("pyspark.sql.connect"):
+        # Spark Connect: the batches as the server sent them (toArrow() would cast the whole
+        # table, and fails on NULL variant rows)
+        table, _ = df._to_table()
+        cast_needed = True
+    elif hasattr(df, "_collect_as_arrow"):  # classic
         conf = df.sparkSession._jconf.getConfs(["spark.sql.execution.arrow.useLargeVarTypes"])
         large = conf[0] == "true"
         batches = df._collect_as_arrow(empty_list_if_zero_records=False,
                                        prefers_large_var_types=large)
         table = pa.Table.from_batches(batches)
         cast_needed = True
-    else:  # Spark Connect: toArrow is the only public way
+    else:
         table = df.toArrow()
         cast_needed = False
     return table, to_arrow_schema(df.schema, error_on_duplicated_field_names_in_struct=True,
