@@ -176,3 +176,30 @@ def test_duckdb_nested_export_round_trips(spark):
     con.register("b", back)
     assert con.sql("SELECT typeof(ids), typeof(s), typeof(m) FROM b").fetchall() == \
         [("UUID[]", "STRUCT(doc JSON, n INTEGER)", "MAP(VARCHAR, UUID)")]
+
+
+def test_nested_rewrapping_reuses_buffers():
+    from superspark.arrow import _nested
+    from superspark.arrow._storage import conform
+
+    # Spark's layout of array<binary> and map<string, binary> holding 16-byte UUIDs
+    spark_list = pa.array([[b"a" * 16, b"b" * 16], None, [b"c" * 16]],
+                          pa.list_(pa.field("element", pa.binary())))
+    full = pa.list_(pa.field("element", pa.uuid()))
+    wrapped = conform(spark_list, full)
+    assert wrapped.type == full
+    assert wrapped.to_pylist()[1] is None and wrapped.to_pylist()[2][0].bytes == b"c" * 16
+    assert wrapped.buffers()[1].address == spark_list.buffers()[1].address  # list offsets
+    assert wrapped.values.storage.buffers()[1].address == \
+        spark_list.values.buffers()[2].address  # the UUID bytes
+    back = _nested.to_spark(wrapped, full)
+    assert back.type == pa.list_(pa.field("element", pa.binary(16)))
+    assert back.buffers()[1].address == spark_list.buffers()[1].address
+    assert back.values.buffers()[1].address == spark_list.values.buffers()[2].address
+
+    spark_map = pa.array([[("k", b"d" * 16)]], pa.map_(pa.string(), pa.binary()))
+    mfull = pa.map_(pa.string(), pa.uuid())
+    m = conform(spark_map, mfull)
+    assert m.type == mfull and m.to_pylist() == [[("k", uuid.UUID(bytes=b"d" * 16))]]
+    assert m.keys.buffers()[2].address == spark_map.keys.buffers()[2].address
+    assert m.items.storage.buffers()[1].address == spark_map.items.buffers()[2].address

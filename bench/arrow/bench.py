@@ -109,7 +109,8 @@ def main():
     print(f"from_arrow: median {m(from_ext):.3f}s vs createDataFrame {m(from_plain):.3f}s "
           f"ratio={m(from_ext) / m(from_plain):.3f}")
     rt = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
-    print(f"memory: python peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"memory: python peak RSS {peak:.0f} MB"
           f", JVM heap in use {(rt.totalMemory() - rt.freeMemory()) / 2**20:.0f} MB of max "
           f"{rt.maxMemory() / 2**20:.0f} MB")
     spark.stop()

@@ -24,9 +24,10 @@ from superspark.arrow._types import (
     identity_of_field, make_type, register, tensor_params, variable_shape_tensor, variant)
 
 __all__ = [
-    "to_arrow", "from_arrow", "with_arrow_type", "with_arrow_types", "map_in_arrow", "apply_in_arrow", "cogroup_apply_in_arrow", "arrow_udf",
-    "arrow_type_of",
-    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant", "VariantType",
+    "to_arrow", "from_arrow", "with_arrow_type", "with_arrow_types", "map_in_arrow", "apply_in_arrow",
+    "cogroup_apply_in_arrow", "arrow_udf", "arrow_type_of",
+    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant",
+    "VariantType",
     "variable_shape_tensor", "tensor_params", "identity_of", "identity_of_field", "make_type",
     "Identity", "ExtensionTypeError", "CANONICAL_NAMES", "UUID", "JSON", "BOOL8", "OPAQUE",
     "FIXED_SHAPE_TENSOR", "VARIABLE_SHAPE_TENSOR", "VARIANT", "VARIANT_STORAGE",

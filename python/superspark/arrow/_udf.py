@@ -23,7 +23,7 @@ from superspark.arrow._convert import Nested, _auto_variants, _derive_storage, n
 from superspark.arrow._spark import (
     _expected_spark_type, _ident, _spec_of, _tag, _unwire, _unwrap_column, _wire)
 from superspark.arrow._storage import conform
-from superspark.arrow._types import ExtensionTypeError, Identity
+from superspark.arrow._types import ExtensionTypeError
 
 
 def _wrap_array(arr: pa.Array, spec) -> pa.Array:
