@@ -203,3 +203,22 @@ def test_nested_rewrapping_reuses_buffers():
     assert m.type == mfull and m.to_pylist() == [[("k", uuid.UUID(bytes=b"d" * 16))]]
     assert m.keys.buffers()[2].address == spark_map.keys.buffers()[2].address
     assert m.items.storage.buffers()[1].address == spark_map.items.buffers()[2].address
+
+
+def test_read_parquet_written_by_pyarrow_with_nested_types(spark, tmp_path):
+    import pyarrow.parquet as pq
+
+    t = nested_table()
+    pq.write_table(t, str(tmp_path / "n.parquet"))
+    written = pq.read_schema(str(tmp_path / "n.parquet"))  # pyarrow's own view of the file
+    df = sa.read_parquet(spark, str(tmp_path / "n.parquet"))
+    assert df.schema["s"].dataType.simpleString() == "struct<a:string,b:boolean,n:bigint>"
+    assert df.schema["lv"].dataType == ArrayType(VariantType())
+    back = sa.to_arrow(df)
+    for name in t.column_names:
+        # the file's Arrow schema (pyarrow writes lists with 'element' fields)
+        assert back.schema.field(name).type == sa.arrow_schema_of(
+            str(tmp_path / "n.parquet")).field(name).type, name
+        assert back.column(name).to_pylist() == t.column(name).to_pylist(), name
+    assert back.schema.field("l").type.value_type == pa.uuid()
+    assert written.field("lt").type.value_type == FST

@@ -174,19 +174,20 @@ def _variant_spark():
     return _SPARK_VARIANT
 
 
-def _ext_spark_type(ident: Identity) -> pa.DataType:
+def _ext_spark_type(ident: Identity, bool8_storage: bool = False) -> pa.DataType:
     from superspark.arrow._convert import _sparkable_type
 
-    if ident.name == T.BOOL8:
+    if ident.name == T.BOOL8 and not bool8_storage:
         return pa.bool_()
     if ident.name == T.VARIANT and {f.name for f in ident.storage} == {"metadata", "value"}:
         return _variant_spark()
     return _sparkable_type(ident.storage)
 
 
-def spark_type(t: pa.DataType) -> pa.DataType:
+def spark_type(t: pa.DataType, bool8_storage: bool = False) -> pa.DataType:
     """The Arrow type Spark holds for ``t``: nested extension types become their Spark
-    layout (bool8 -> bool, unshredded variant -> Spark's variant struct, others -> storage)."""
+    layout (bool8 -> bool, unshredded variant -> Spark's variant struct, others -> storage;
+    with ``bool8_storage`` bool8 stays int8, as a Parquet reader sees it)."""
     fields = child_fields(t)
     if not fields:
         return t
@@ -194,10 +195,19 @@ def spark_type(t: pa.DataType) -> pa.DataType:
     for f in fields:
         ident = _field_identity(f)
         if ident is not None:
-            out.append(_strip_ext_metadata(f).with_type(_ext_spark_type(ident)))
+            out.append(_strip_ext_metadata(f).with_type(_ext_spark_type(ident, bool8_storage)))
         else:
-            out.append(f.with_type(spark_type(f.type)))
+            out.append(f.with_type(spark_type(f.type, bool8_storage)))
     return with_children(t, out)
+
+
+def has_nested(t: pa.DataType, name: str) -> bool:
+    """True when an extension type called ``name`` occurs below ``t``."""
+    for f in child_fields(t):
+        ident = _field_identity(f)
+        if (ident is not None and ident.name == name) or has_nested(f.type, name):
+            return True
+    return False
 
 
 def _ext_to_spark(arr: pa.Array, ident: Identity) -> pa.Array:
