@@ -137,6 +137,21 @@ def test_arrow_udf_grouped_aggregate(spark, tagged):
     assert [v.bytes for v in t.column("m").to_pylist()] == [_uuid_of(0), _uuid_of(1)]
 
 
+def test_arrow_udf_iterator_aggregate(spark, tagged):
+    @sa.arrow_udf(pa.json_(), argTypes=[pa.json_()])
+    def last_doc(it: Iterator[pa.Array]) -> pa.Scalar:
+        last = None
+        for j in it:
+            assert j.type == pa.json_()
+            last = max(j.storage.to_pylist() + ([last] if last else []))
+        return pa.ExtensionScalar.from_storage(pa.json_(), last)
+
+    out = tagged.groupBy("k").agg(last_doc("j").alias("d")).orderBy("k")
+    t = sa.to_arrow(out)
+    assert t.schema.field("d").type == pa.json_()
+    assert t.column("d").to_pylist() == ['{"n":4}', '{"n":5}']
+
+
 def test_arrow_udf_errors(spark, tagged):
     def f(x):
         return x
