@@ -222,3 +222,12 @@ def test_read_parquet_written_by_pyarrow_with_nested_types(spark, tmp_path):
         assert back.column(name).to_pylist() == t.column(name).to_pylist(), name
     assert back.schema.field("l").type.value_type == pa.uuid()
     assert written.field("lt").type.value_type == FST
+
+
+def test_unrepresentable_nesting_names_the_column_everywhere(spark):
+    inner = pa.opaque(pa.list_(pa.uuid()), "x", "y")  # extension types inside its storage
+    df = spark.sql("SELECT array(unhex('00')) AS o")
+    with pytest.raises(sa.ExtensionTypeError, match="column 'o':.* inside"):
+        sa.with_arrow_types(df, {"o": pa.struct([pa.field("a", inner)])})
+    with pytest.raises(sa.ExtensionTypeError, match="column 'r':.* inside"):
+        sa.map_in_arrow(df, lambda it: it, pa.schema([pa.field("r", pa.list_(inner))]))

@@ -102,7 +102,7 @@ def _nested_from_spark(field) -> Optional[Nested]:
         return None
     text = md.get(N.NESTED_KEY)
     if text is None:
-        if _contains_variant(field.dataType):
+        if SUPER_TYPE_KEY not in md and _contains_variant(field.dataType):
             return Nested(None, ())
         return None
     if not isinstance(text, str):
@@ -325,7 +325,8 @@ def _spark_variant(storage: pa.Array) -> pa.Array:
 def _sparkable_type(t: pa.DataType) -> pa.DataType:
     """A type Spark's Arrow reader accepts for ``t`` (views -> non-view, recursively)."""
     if isinstance(t, pa.BaseExtensionType):
-        raise ExtensionTypeError(f"nested extension type {t} is not supported")
+        raise ExtensionTypeError(f"nested extension type {t} inside the storage of another "
+                                 "extension type is not supported")
     if t == pa.string_view():
         return pa.string()
     if t == pa.binary_view():

@@ -215,23 +215,30 @@ def _unwrap_batch(batch: pa.RecordBatch, target: pa.Schema, idents) -> pa.Record
 
 def _spark_schema_of(schema):
     """A Spark StructType for an Arrow schema (extension columns tagged), or as given."""
-    from pyspark.sql.pandas.types import from_arrow_type
-    from pyspark.sql.types import StructField, StructType
+    from pyspark.sql.types import StructType
 
     if not isinstance(schema, pa.Schema):
         return schema
     out = []
     for f in schema:
-        ident = T.identity_of_field(f)
-        if ident is None and N.has_nested_extension(f.type):
-            out.append(StructField(f.name, from_arrow_type(N.spark_type(f.type)), f.nullable,
-                                   nested_metadata(f.type)))
-        elif ident is None:
-            out.append(StructField(f.name, from_arrow_type(f.type), f.nullable))
-        else:
-            out.append(StructField(f.name, _expected_spark_type(ident), f.nullable,
-                                   spark_metadata(ident)))
+        try:
+            out.append(_spark_field_of(f))
+        except ExtensionTypeError as e:
+            raise _col_error(f.name, e) from None
     return StructType(out)
+
+
+def _spark_field_of(f: pa.Field):
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField
+
+    ident = T.identity_of_field(f)
+    if ident is None and N.has_nested_extension(f.type):
+        return StructField(f.name, from_arrow_type(N.spark_type(f.type)), f.nullable,
+                           nested_metadata(f.type))
+    if ident is None:
+        return StructField(f.name, from_arrow_type(f.type), f.nullable)
+    return StructField(f.name, _expected_spark_type(ident), f.nullable, spark_metadata(ident))
 
 
 def _wired_specs(spark_schema) -> dict:
