@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from pyspark.sql import functions as F
-from pyspark.sql.types import BinaryType, StringType, VariantType
+from pyspark.sql.types import BinaryType, VariantType
 
 import superspark.arrow as sa
 
