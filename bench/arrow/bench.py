@@ -2,12 +2,13 @@
 
 One DataFrame with a uuid (binary(16)), a json (string), a variant and a 2x2 float32
 fixed-shape tensor column, cached in Spark. Each side is timed ROUNDS times, interleaved,
-and the medians are compared. Usage: bench/arrow/run.sh [rows] (default 5,000,000: 10M
-rows take ~3.5 minutes on the shared 2-core machine, over the ~2 minute budget).
+and the medians are compared. Usage: bench/arrow/run.sh [rows] (default 10,000,000, the
+issue's size). Also prints the peak memory of the Python driver process and the JVM heap.
 """
 
 import gc
 import os
+import resource
 import statistics
 import sys
 import time
@@ -34,9 +35,9 @@ def _timing(fn):
 
 _convert._collect = _timing(_convert._collect)
 
-ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
-ROUNDS = int(os.environ.get("ROUNDS", "5"))            # to_arrow side (slow: collects)
-FROM_ROUNDS = int(os.environ.get("FROM_ROUNDS", "15"))  # from_arrow side (fast, noisier)
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
+ROUNDS = int(os.environ.get("ROUNDS", "3"))            # to_arrow side (slow: collects)
+FROM_ROUNDS = int(os.environ.get("FROM_ROUNDS", "9"))   # from_arrow side (fast, noisier)
 
 
 def timed(fn):
@@ -107,6 +108,11 @@ def main():
           "createDataFrame")
     print(f"from_arrow: median {m(from_ext):.3f}s vs createDataFrame {m(from_plain):.3f}s "
           f"ratio={m(from_ext) / m(from_plain):.3f}")
+    rt = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"memory: python peak RSS {peak:.0f} MB"
+          f", JVM heap in use {(rt.totalMemory() - rt.freeMemory()) / 2**20:.0f} MB of max "
+          f"{rt.maxMemory() / 2**20:.0f} MB")
     spark.stop()
 
 

@@ -12,9 +12,12 @@ Importing this module registers all seven canonical types in pyarrow (see
 
 from superspark.arrow._convert import (
     METADATA_KEY, NAME_KEY, STORAGE_KEY, from_arrow, to_arrow)
+from superspark.arrow._nested import NESTED_KEY
 from superspark.arrow._parquet import arrow_schema_of, read_parquet
 from superspark.arrow._spark import (
-    apply_in_arrow, map_in_arrow, uuid_from_string, uuid_to_string, with_arrow_type, with_arrow_types)
+    apply_in_arrow, arrow_type_of, cogroup_apply_in_arrow, map_in_arrow, uuid_from_string,
+    uuid_to_string, with_arrow_type, with_arrow_types)
+from superspark.arrow._udf import arrow_udf
 from superspark.arrow._types import (
     BOOL8, CANONICAL_NAMES, FIXED_SHAPE_TENSOR, JSON, OPAQUE, UUID, VARIABLE_SHAPE_TENSOR,
     VARIANT, VARIANT_STORAGE, ExtensionTypeError, Identity, VariantType, identity_of,
@@ -22,11 +25,13 @@ from superspark.arrow._types import (
 
 __all__ = [
     "to_arrow", "from_arrow", "with_arrow_type", "with_arrow_types", "map_in_arrow", "apply_in_arrow",
-    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant", "VariantType",
+    "cogroup_apply_in_arrow", "arrow_udf", "arrow_type_of",
+    "read_parquet", "arrow_schema_of", "uuid_from_string", "uuid_to_string", "register", "variant",
+    "VariantType",
     "variable_shape_tensor", "tensor_params", "identity_of", "identity_of_field", "make_type",
     "Identity", "ExtensionTypeError", "CANONICAL_NAMES", "UUID", "JSON", "BOOL8", "OPAQUE",
     "FIXED_SHAPE_TENSOR", "VARIABLE_SHAPE_TENSOR", "VARIANT", "VARIANT_STORAGE",
-    "NAME_KEY", "METADATA_KEY", "STORAGE_KEY",
+    "NAME_KEY", "METADATA_KEY", "STORAGE_KEY", "NESTED_KEY",
 ]
 
 register()

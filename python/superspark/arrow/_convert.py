@@ -15,11 +15,12 @@ import base64
 import functools
 import json
 import math
-from typing import Dict, Optional
+from typing import Dict, NamedTuple, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from superspark.arrow import _nested as N
 from superspark.arrow import _types as T
 from superspark.arrow._storage import conform, conform_chunked
 from superspark.arrow._types import ExtensionTypeError, Identity
@@ -71,6 +72,83 @@ def _identity_from_spark(field) -> Optional[Identity]:
     return Identity(name, meta, decode_storage(storage) if storage is not None else None)
 
 
+class Nested(NamedTuple):
+    """A column holding extension types below the top level: its storage type and entries
+    (see :mod:`superspark.arrow._nested`); ``storage`` None means "Spark VariantType values
+    nested in it, no tags": they become ``arrow.parquet.variant``."""
+
+    storage: Optional[pa.DataType]
+    entries: tuple
+
+
+def _contains_variant(dt) -> bool:
+    from pyspark.sql.types import ArrayType, MapType, StructType, VariantType as SparkVariant
+
+    if isinstance(dt, SparkVariant):
+        return True
+    if isinstance(dt, StructType):
+        return any(_contains_variant(f.dataType) for f in dt.fields)
+    if isinstance(dt, ArrayType):
+        return _contains_variant(dt.elementType)
+    if isinstance(dt, MapType):
+        return _contains_variant(dt.keyType) or _contains_variant(dt.valueType)
+    return False
+
+
+def _nested_from_spark(field) -> Optional[Nested]:
+    """The nested extension types a Spark field's metadata (or its VariantType) describes."""
+    md = field.metadata or {}
+    if md.get(NAME_KEY) is not None:
+        return None
+    text = md.get(N.NESTED_KEY)
+    if text is None:
+        if SUPER_TYPE_KEY not in md and _contains_variant(field.dataType):
+            return Nested(None, ())
+        return None
+    if not isinstance(text, str):
+        raise ExtensionTypeError(f"{N.NESTED_KEY} must be a JSON string, not {text!r}")
+    storage = md.get(STORAGE_KEY)
+    if not isinstance(storage, str):
+        raise ExtensionTypeError(f"{N.NESTED_KEY} needs {STORAGE_KEY} (the column's Arrow type)")
+    return Nested(decode_storage(storage), tuple(N.parse_entries(text)))
+
+
+def _auto_variants(t: pa.DataType) -> pa.DataType:
+    """``t`` (Spark's Arrow type) with Spark's variant structs, at any depth, as
+    ``arrow.parquet.variant``."""
+    fields = N.child_fields(t)
+    if not fields:
+        return t
+    out = []
+    for f in fields:
+        if _is_spark_variant(f.type):
+            out.append(f.with_type(T.variant()))
+        else:
+            out.append(f.with_type(_auto_variants(f.type)))
+    return N.with_children(t, out)
+
+
+def _is_spark_variant(t: pa.DataType) -> bool:
+    if not pa.types.is_struct(t) or t.get_field_index("metadata") < 0:
+        return False
+    md = t.field("metadata").metadata or {}
+    return md.get(b"variant") == b"true"
+
+
+def nested_full_type(n: Nested, raw: pa.DataType) -> pa.DataType:
+    """The column's full Arrow type, extension types at every tagged path."""
+    if n.storage is None:
+        return _auto_variants(raw)
+    return N.join(n.storage, list(n.entries))
+
+
+def nested_metadata(t: pa.DataType) -> Dict[str, str]:
+    """The Spark field metadata for an Arrow type with nested extension types."""
+    storage, entries = N.split(t)
+    N.join(storage, entries)  # validates every identity against its storage
+    return {STORAGE_KEY: encode_storage(storage), N.NESTED_KEY: json.dumps(entries)}
+
+
 def _json_params(ident: Identity) -> dict:
     if not ident.metadata:
         return {}
@@ -119,7 +197,10 @@ def _derive_storage(ident: Identity, raw: pa.DataType) -> pa.DataType:
     return raw  # json, opaque and any other: Spark's own layout is the storage
 
 
-def _to_arrow_column(ident: Identity, col: pa.ChunkedArray, field_name: str, nullable: bool):
+def _to_arrow_column(ident, col: pa.ChunkedArray, field_name: str, nullable: bool):
+    if isinstance(ident, Nested):
+        full = nested_full_type(ident, col.type)
+        return pa.field(field_name, full, nullable), conform_chunked(col, full)
     storage = ident.storage if ident.storage is not None else _derive_storage(ident, col.type)
     ext = T.make_type(ident.name, ident.metadata, storage)
     if isinstance(ext, pa.BaseExtensionType):
@@ -135,14 +216,19 @@ def _collect(df):
     from pyspark.sql.pandas.types import to_arrow_schema
 
     large = False
-    if hasattr(df, "_collect_as_arrow"):  # classic
+    if type(df).__module__.startswith("pyspark.sql.connect"):
+        # Spark Connect: the batches as the server sent them (toArrow() would cast the whole
+        # table, and fails on NULL variant rows)
+        table, _ = df._to_table()
+        cast_needed = True
+    elif hasattr(df, "_collect_as_arrow"):  # classic
         conf = df.sparkSession._jconf.getConfs(["spark.sql.execution.arrow.useLargeVarTypes"])
         large = conf[0] == "true"
         batches = df._collect_as_arrow(empty_list_if_zero_records=False,
                                        prefers_large_var_types=large)
         table = pa.Table.from_batches(batches)
         cast_needed = True
-    else:  # Spark Connect: toArrow is the only public way
+    else:
         table = df.toArrow()
         cast_needed = False
     return table, to_arrow_schema(df.schema, error_on_duplicated_field_names_in_struct=True,
@@ -171,7 +257,7 @@ def to_arrow(df) -> pa.Table:
     idents = {}
     for f in spark_schema.fields:
         try:
-            ident = _identity_from_spark(f)
+            ident = _identity_from_spark(f) or _nested_from_spark(f)
         except ExtensionTypeError as e:
             raise _col_error(f.name, e) from None
         if ident is not None:
@@ -239,7 +325,8 @@ def _spark_variant(storage: pa.Array) -> pa.Array:
 def _sparkable_type(t: pa.DataType) -> pa.DataType:
     """A type Spark's Arrow reader accepts for ``t`` (views -> non-view, recursively)."""
     if isinstance(t, pa.BaseExtensionType):
-        raise ExtensionTypeError(f"nested extension type {t} is not supported")
+        raise ExtensionTypeError(f"nested extension type {t} inside the storage of another "
+                                 "extension type is not supported")
     if t == pa.string_view():
         return pa.string()
     if t == pa.binary_view():
@@ -257,16 +344,6 @@ def _sparkable_type(t: pa.DataType) -> pa.DataType:
     if pa.types.is_map(t):
         return pa.map_(_sparkable_type(t.key_type), _sparkable_type(t.item_type))
     return t
-
-
-def _has_ext_field_metadata(t: pa.DataType) -> bool:
-    if isinstance(t, pa.BaseExtensionType):
-        return True
-    for i in range(t.num_fields):
-        f = t.field(i)
-        if (f.metadata and T.EXT_NAME.encode() in f.metadata) or _has_ext_field_metadata(f.type):
-            return True
-    return False
 
 
 def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -311,9 +388,11 @@ def from_arrow(spark, table: pa.Table):
             if super_type:
                 col = spark_storage(col)
                 md = {SUPER_TYPE_KEY: super_type.decode()}
+            elif ident is None and N.has_nested_extension(f.type):
+                md = nested_metadata(f.type)
+                col = pa.chunked_array([N.to_spark(c, f.type) for c in col.chunks],
+                                       N.spark_type(f.type))
             elif ident is None:
-                if _has_ext_field_metadata(f.type):
-                    raise ExtensionTypeError("nested extension types are not supported")
                 target = _sparkable_type(f.type)
                 if target != f.type:
                     col = conform_chunked(col, target)

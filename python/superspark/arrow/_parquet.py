@@ -14,8 +14,9 @@ from typing import Optional
 
 import pyarrow as pa
 
+from superspark.arrow import _nested as N
 from superspark.arrow import _types as T
-from superspark.arrow._convert import _col_error, spark_metadata
+from superspark.arrow._convert import _col_error, nested_metadata, spark_metadata
 from superspark.arrow._types import ExtensionTypeError
 
 
@@ -47,9 +48,10 @@ def arrow_schema_of(path: str) -> Optional[pa.Schema]:
 def read_parquet(spark, path: str, **options):
     """``spark.read.parquet(path)`` with the extension types an Arrow writer recorded.
 
-    Columns whose Arrow type (from the first file's ``ARROW:schema``) is an extension type
-    get its identity in their field metadata; ``arrow.bool8`` (stored as INT8) becomes
-    boolean and ``arrow.parquet.variant`` groups are read as VariantType. Parquet UUID
+    Columns whose Arrow type (from the first file's ``ARROW:schema``) is an extension type,
+    or holds some inside structs, lists and maps, get its identity in their field metadata;
+    ``arrow.bool8`` (stored as INT8) becomes boolean and ``arrow.parquet.variant`` groups are
+    read as VariantType, also nested. Parquet UUID
     columns (which Spark 4.3 alone refuses with ``PARQUET_TYPE_ILLEGAL``) read through the
     superspark Parquet interceptor as ``binary(16)`` tagged ``arrow.uuid``.
     """
@@ -61,27 +63,47 @@ def read_parquet(spark, path: str, **options):
     schema = arrow_schema_of(path)
     if schema is None:
         return df
-    idents = {}
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    idents, nested = {}, {}
     for f in schema:
         try:
             ident = T.identity_of_field(f)
             if ident is not None:
                 T.make_type(ident.name, ident.metadata, ident.storage)
                 idents[f.name] = ident
+            elif N.has_nested_extension(f.type):
+                # (read type, Spark type, metadata): Parquet holds bool8 as INT8
+                nested[f.name] = (from_arrow_type(N.spark_type(f.type, bool8_storage=True)),
+                                  _nullable(from_arrow_type(N.spark_type(f.type))),
+                                  nested_metadata(f.type), N.has_nested(f.type, T.VARIANT))
         except ExtensionTypeError as e:
             raise _col_error(f.name, e) from None
-    if not idents:
+    if not idents and not nested:
         return df
     variants = {n for n, i in idents.items() if i.name == T.VARIANT
                 and {x.name for x in i.storage} == {"metadata", "value"}}
-    if variants:
+    overrides = {n: VariantType() for n in variants}
+    overrides.update({n: v[0] for n, v in nested.items() if v[3]})
+    if overrides:
         df = reader.schema(StructType([
-            StructField(f.name, VariantType(), f.nullable) if f.name in variants else f
+            StructField(f.name, overrides[f.name], f.nullable) if f.name in overrides else f
             for f in df.schema.fields])).parquet(path)
     cols = []
-    for name in df.columns:
+    for f in df.schema.fields:
+        name = f.name
         ref = F.col(f"`{name.replace('`', '``')}`")
         ident = idents.get(name)
+        if name in nested:
+            read_type, spark_type, md, _ = nested[name]
+            if f.dataType.simpleString() != read_type.simpleString():
+                raise _col_error(name, ExtensionTypeError(
+                    f"Spark reads {f.dataType.simpleString()}, the file's ARROW:schema needs "
+                    f"{read_type.simpleString()}"))
+            if read_type.simpleString() != spark_type.simpleString():
+                ref = ref.cast(spark_type)  # nested bool8: tinyint -> boolean
+            cols.append(ref.alias(name, metadata=md))
+            continue
         if ident is None:
             cols.append(ref)
             continue
@@ -89,3 +111,17 @@ def read_parquet(spark, path: str, **options):
             ref = ref != 0
         cols.append(ref.alias(name, metadata=spark_metadata(ident)))
     return df.select(cols)
+
+
+def _nullable(dt):
+    """``dt`` with every nested field, element and value nullable (a cast target Spark
+    accepts from any nullability; to_arrow restores the exact flags from the metadata)."""
+    from pyspark.sql.types import ArrayType, MapType, StructField, StructType
+
+    if isinstance(dt, StructType):
+        return StructType([StructField(f.name, _nullable(f.dataType), True) for f in dt.fields])
+    if isinstance(dt, ArrayType):
+        return ArrayType(_nullable(dt.elementType), True)
+    if isinstance(dt, MapType):
+        return MapType(_nullable(dt.keyType), _nullable(dt.valueType), True)
+    return dt

@@ -99,6 +99,14 @@ def conform(arr: pa.Array, target: pa.DataType) -> pa.Array:
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
 
+    if pa.types.is_map(target) and pa.types.is_map(src):
+        keys = conform(arr.keys, target.key_type)
+        items = _fill_non_nullable(conform(arr.items, target.item_type), target.item_field)
+        entries = pa.StructArray.from_arrays([keys, items],
+                                             fields=[target.key_field, target.item_field])
+        return pa.Array.from_buffers(target, len(arr), arr.buffers()[:2], arr.null_count,
+                                     arr.offset, [entries])
+
     same_list_kind = (
         (pa.types.is_list(target) and pa.types.is_list(src))
         or (pa.types.is_large_list(target) and pa.types.is_large_list(src)))
