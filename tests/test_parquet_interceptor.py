@@ -407,3 +407,56 @@ def test_not_a_parquet_file_gets_sparks_error(spark, tmp_dir):
     with read_off(spark), pytest.raises(Exception) as theirs:
         spark.read.parquet(bad).collect()
     assert type(ours.value) is type(theirs.value)
+
+
+def nested_uuid_table():
+    ids = [uuid.UUID(int=i * 7919 + 1) for i in range(6)]
+    u = lambda xs: pa.ExtensionArray.from_storage(pa.uuid(), pa.array([x.bytes for x in xs], pa.binary(16)))
+    lists = pa.ListArray.from_arrays(pa.array([0, 2, 2, 3], pa.int32()), u(ids[:3]))
+    maps = pa.MapArray.from_arrays(pa.array([0, 1, 1, 2], pa.int32()), pa.array(["a", "b"]), u(ids[3:5]))
+    docs = pa.ExtensionArray.from_storage(pa.json_(), pa.array(['{"k": 1}', None, "[3]"]))
+    structs = pa.StructArray.from_arrays([docs, pa.array([1, 2, 3], pa.int32())], ["doc", "n"])
+    return ids, pa.table({"x": pa.array([0, 1, 2], pa.int64()), "ids": lists, "m": maps, "s": structs})
+
+
+def test_nested_uuid_and_json_from_pyarrow_round_trip(spark, tmp_dir):
+    """list<uuid>, map<string, uuid> and struct<doc: json> from pyarrow: Spark reads them tagged
+    by Arrow path, to_arrow gives pyarrow's types back, and Spark writes the logical types."""
+    ids, table = nested_uuid_table()
+    src = os.path.join(tmp_dir, "nested.parquet")
+    pq.write_table(table, src)
+    df = spark.read.parquet(src).orderBy("x")
+    nested = {f.name: json.loads(f.metadata["arrow.extension.nested"]) for f in df.schema.fields[1:]}
+    assert nested == {"ids": [{"path": ["element"], "name": "arrow.uuid", "metadata": ""}],
+                      "m": [{"path": ["value"], "name": "arrow.uuid", "metadata": ""}],
+                      "s": [{"path": ["doc"], "name": "arrow.json", "metadata": ""}]}
+    got = df.collect()
+    assert [[uuid.UUID(bytes=bytes(b)) for b in r.ids] for r in got] == [ids[:2], [], ids[2:3]]
+
+    arrow = superspark.arrow.to_arrow(df)
+    assert arrow.schema.field("ids").type.value_type == pa.uuid()
+    assert arrow.schema.field("m").type.item_type == pa.uuid()
+    assert arrow.schema.field("s").type.field("doc").type == pa.json_()
+    for name in ("ids", "m", "s"):
+        assert arrow.column(name).to_pylist() == table.column(name).to_pylist()
+
+    out = os.path.join(tmp_dir, "nested_out")
+    with write_on(spark):
+        df.write.parquet(out)
+    assert all(extensions(out))
+    back = pq.read_table(out).sort_by("x")
+    assert back.schema.field("ids").type.value_type == pa.uuid()
+    assert back.schema.field("m").type.item_type == pa.uuid()
+    assert back.schema.field("s").type.field("doc").type == pa.json_()
+    for name in ("ids", "m", "s"):
+        assert back.column(name).to_pylist() == table.column(name).to_pylist()
+    # and Spark reads its own file with the same tags
+    assert spark.read.parquet(out).schema == df.schema
+
+
+def test_nested_uuid_of_wrong_length_is_refused(spark, tmp_dir):
+    md = {"arrow.extension.nested": json.dumps([{"path": ["element"], "name": "arrow.uuid", "metadata": ""}])}
+    schema = T.StructType([T.StructField("ids", T.ArrayType(T.BinaryType()), True, md)])
+    bad = spark.createDataFrame([([uuid.UUID(int=1).bytes, b"short"],)], schema)
+    with pytest.raises(Exception, match=r"column ids\.list\.element .*5-byte value; a UUID is 16 bytes"):
+        bad.write.parquet(os.path.join(tmp_dir, "bad_nested"))

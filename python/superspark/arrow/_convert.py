@@ -74,8 +74,9 @@ def _identity_from_spark(field) -> Optional[Identity]:
 
 class Nested(NamedTuple):
     """A column holding extension types below the top level: its storage type and entries
-    (see :mod:`superspark.arrow._nested`); ``storage`` None means "Spark VariantType values
-    nested in it, no tags": they become ``arrow.parquet.variant``."""
+    (see :mod:`superspark.arrow._nested`). ``storage`` None: with entries, the storage is
+    derived from Spark's Arrow type (canonical storage at each path); without entries,
+    "Spark VariantType values nested in it, no tags": they become ``arrow.parquet.variant``."""
 
     storage: Optional[pa.DataType]
     entries: tuple
@@ -108,9 +109,12 @@ def _nested_from_spark(field) -> Optional[Nested]:
     if not isinstance(text, str):
         raise ExtensionTypeError(f"{N.NESTED_KEY} must be a JSON string, not {text!r}")
     storage = md.get(STORAGE_KEY)
+    entries = tuple(N.parse_entries(text))
+    if storage is None:  # derived from Spark's own Arrow type (see nested_full_type)
+        return Nested(None, entries)
     if not isinstance(storage, str):
-        raise ExtensionTypeError(f"{N.NESTED_KEY} needs {STORAGE_KEY} (the column's Arrow type)")
-    return Nested(decode_storage(storage), tuple(N.parse_entries(text)))
+        raise ExtensionTypeError(f"{STORAGE_KEY} must be a string, not {storage!r}")
+    return Nested(decode_storage(storage), entries)
 
 
 def _auto_variants(t: pa.DataType) -> pa.DataType:
@@ -137,8 +141,13 @@ def _is_spark_variant(t: pa.DataType) -> bool:
 
 def nested_full_type(n: Nested, raw: pa.DataType) -> pa.DataType:
     """The column's full Arrow type, extension types at every tagged path."""
-    if n.storage is None:
+    if n.storage is None and not n.entries:
         return _auto_variants(raw)
+    if n.storage is None:
+        entries = [dict(e) for e in n.entries]
+        storage = N.derive_storage(
+            raw, entries, lambda name, meta, t: _derive_storage(Identity(name, meta, None), t))
+        return N.join(storage, entries)
     return N.join(n.storage, list(n.entries))
 
 

@@ -165,6 +165,42 @@ def join(storage: pa.DataType, entries: list) -> pa.DataType:
     return storage
 
 
+def derive_storage(raw: pa.DataType, entries: list, storage_of) -> pa.DataType:
+    """The storage type for entries recorded without ``arrow.extension.storage`` (as the
+    Parquet interceptor tags nested UUID/JSON columns): ``raw`` (Spark's Arrow type of the
+    column) with the type at each entry's path replaced by ``storage_of(name, metadata,
+    type)``. A list's value field matches any path name (Spark calls it ``element``,
+    pyarrow ``item``).
+
+    Raises:
+        ExtensionTypeError: when a path does not exist in ``raw``.
+    """
+    def put(typ: pa.DataType, path: list, e: dict, where: list) -> Tuple[pa.DataType, list]:
+        fields = child_fields(typ)
+        idx = [i for i, f in enumerate(fields) if f.name == path[0]]
+        if not idx and _is_list_like(typ):
+            idx = [0]
+        if not idx:
+            raise ExtensionTypeError(
+                f"{NESTED_KEY} path {'.'.join(where + path)}: {typ} has no child field "
+                f"{path[0]!r}")
+        f = fields[idx[0]]
+        if len(path) == 1:
+            new, rest = f.with_type(storage_of(e["name"], e.get("metadata", ""), f.type)), []
+        else:
+            sub, rest = put(f.type, path[1:], e, where + [f.name])
+            new = f.with_type(sub)
+        fields[idx[0]] = new
+        return with_children(typ, fields), [f.name] + rest
+
+    out = []
+    for e in entries:
+        raw, path = put(raw, e["path"], e, [])
+        out.append({**e, "path": path})
+    entries[:] = out  # paths now name the fields as they are in the derived storage
+    return raw
+
+
 # --------------------------------------------------------------------------------------
 # Arrow -> Spark for types with extension types anywhere
 

@@ -1,5 +1,7 @@
 package io.superspark.parquet.interceptor
 
+import scala.collection.mutable
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.api.WriteSupport.WriteContext
 import org.apache.parquet.io.api.{Binary, RecordConsumer}
@@ -7,51 +9,73 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
- * Spark's `ParquetWriteSupport` with the columns tagged `arrow.uuid` / `arrow.json` written
- * with the Parquet UUID / JSON logical types ([[ParquetLogicalTypes.annotate]]). A UUID value
- * that is not 16 bytes long is refused with an error naming the column.
+ * Spark's `ParquetWriteSupport` with the values tagged `arrow.uuid` / `arrow.json` (top level
+ * or nested, see [[ParquetLogicalTypes]]) written with the Parquet UUID / JSON logical types.
+ * A UUID value that is not 16 bytes long is refused with an error naming the column.
  */
 class TaggedParquetWriteSupport extends ParquetWriteSupport {
-  private var uuidFields: Set[Int] = Set.empty
-  private var names: Array[String] = Array.empty
+  private var uuidPaths: Seq[Seq[String]] = Nil
 
   override def init(configuration: Configuration): WriteContext = {
     val context = super.init(configuration)
     val schema = DataType.fromJson(configuration.get(ParquetWriteSupport.SPARK_ROW_SCHEMA)).asInstanceOf[StructType]
-    val tags = ParquetLogicalTypes.writeTags(schema)
-    names = schema.fieldNames
-    uuidFields = schema.fields.indices.filter(i => tags.get(names(i)).contains(ParquetLogicalTypes.Uuid)).toSet
-    new WriteContext(ParquetLogicalTypes.annotate(context.getSchema, tags), context.getExtraMetaData)
+    val (annotated, uuids) = ParquetLogicalTypes.annotate(context.getSchema, schema, ParquetLogicalTypes.writeTags(schema))
+    uuidPaths = uuids
+    new WriteContext(annotated, context.getExtraMetaData)
   }
 
   override def prepareForWrite(recordConsumer: RecordConsumer): Unit =
-    super.prepareForWrite(if (uuidFields.isEmpty) recordConsumer else new UuidCheck(recordConsumer))
+    super.prepareForWrite(if (uuidPaths.isEmpty) recordConsumer else new UuidCheck(recordConsumer, uuidPaths))
+}
 
-  /** Checks the length of values written to top-level UUID columns, passes everything on. */
-  private final class UuidCheck(rc: RecordConsumer) extends RecordConsumer {
-    private var depth = 0
-    private var top = -1
-    override def startMessage(): Unit = { depth = 0; rc.startMessage() }
-    override def endMessage(): Unit = rc.endMessage()
-    override def startField(field: String, index: Int): Unit = {
-      if (depth == 0) top = index
-      rc.startField(field, index)
-    }
-    override def endField(field: String, index: Int): Unit = rc.endField(field, index)
-    override def startGroup(): Unit = { depth += 1; rc.startGroup() }
-    override def endGroup(): Unit = { depth -= 1; rc.endGroup() }
-    override def addInteger(value: Int): Unit = rc.addInteger(value)
-    override def addLong(value: Long): Unit = rc.addLong(value)
-    override def addBoolean(value: Boolean): Unit = rc.addBoolean(value)
-    override def addBinary(value: Binary): Unit = {
-      if (depth == 0 && uuidFields.contains(top) && value.length != 16) {
-        throw new IllegalArgumentException(s"column ${names(top)} is tagged ${ParquetLogicalTypes.Uuid} " +
-          s"but holds a ${value.length}-byte value; a UUID is 16 bytes")
-      }
-      rc.addBinary(value)
-    }
-    override def addFloat(value: Float): Unit = rc.addFloat(value)
-    override def addDouble(value: Double): Unit = rc.addDouble(value)
-    override def flush(): Unit = rc.flush()
+/** A trie of Parquet field names; `uuid` marks the end of a UUID column's path. */
+private final class PathNode(val uuid: Boolean, val children: Map[String, PathNode])
+
+private object PathNode {
+  def of(paths: Seq[Seq[String]]): PathNode = {
+    val (ends, longer) = paths.partition(_.isEmpty)
+    new PathNode(ends.nonEmpty, longer.groupBy(_.head).map { case (k, ps) => k -> of(ps.map(_.tail)) })
   }
+}
+
+/**
+ * Passes everything on, checking the length of the values written at the Parquet paths of
+ * UUID columns (tracked field by field, no allocation per value).
+ */
+private final class UuidCheck(rc: RecordConsumer, paths: Seq[Seq[String]]) extends RecordConsumer {
+  private val root = PathNode.of(paths)
+  private val stack = mutable.ArrayBuffer.empty[PathNode] // null: off every UUID path
+  private val names = mutable.ArrayBuffer.empty[String]
+
+  private def current: PathNode = if (stack.isEmpty) root else stack.last
+
+  override def startMessage(): Unit = { stack.clear(); names.clear(); rc.startMessage() }
+  override def endMessage(): Unit = rc.endMessage()
+  override def startField(field: String, index: Int): Unit = {
+    val here = current
+    stack += (if (here == null) null else here.children.getOrElse(field, null))
+    names += field
+    rc.startField(field, index)
+  }
+  override def endField(field: String, index: Int): Unit = {
+    stack.remove(stack.length - 1)
+    names.remove(names.length - 1)
+    rc.endField(field, index)
+  }
+  override def startGroup(): Unit = rc.startGroup()
+  override def endGroup(): Unit = rc.endGroup()
+  override def addInteger(value: Int): Unit = rc.addInteger(value)
+  override def addLong(value: Long): Unit = rc.addLong(value)
+  override def addBoolean(value: Boolean): Unit = rc.addBoolean(value)
+  override def addBinary(value: Binary): Unit = {
+    val here = current
+    if (here != null && here.uuid && value.length != 16) {
+      throw new IllegalArgumentException(s"column ${names.mkString(".")} is tagged ${ParquetLogicalTypes.Uuid} " +
+        s"but holds a ${value.length}-byte value; a UUID is 16 bytes")
+    }
+    rc.addBinary(value)
+  }
+  override def addFloat(value: Float): Unit = rc.addFloat(value)
+  override def addDouble(value: Double): Unit = rc.addDouble(value)
+  override def flush(): Unit = rc.flush()
 }
