@@ -11,6 +11,10 @@ file has it, the Thrift footer otherwise) and, with
     >>> spark.read.parquet("data/").count()
     >>> pi.footer_metrics(spark)
     {'footers_flatbuffer': 12, 'footers_thrift': 0, 'fallbacks': 0, 'decode_ns': 3100000}
+
+With Parquet as a DSv2 source (``spark.sql.sources.useV1SourceList`` without ``parquet``),
+the same counters are custom metrics of the ``BatchScan`` node; :func:`scan_metrics` reads
+them from a DataFrame's executed plan.
 """
 
 from __future__ import annotations
@@ -35,3 +39,13 @@ def footer_metrics(spark) -> Dict[str, int]:
 def reset_footer_metrics(spark) -> None:
     """Starts the counters of :func:`footer_metrics` from zero."""
     _jvm_metrics(spark).reset()
+
+
+def scan_metrics(df) -> Dict[str, int]:
+    """The footer metrics of the DSv2 ``BatchScan`` nodes of ``df``'s executed plan (run an
+    action first), summed over the nodes that read through the interceptor: ``scans`` (how
+    many such nodes), ``footers_flatbuffer``, ``footers_thrift``, ``fallbacks``, ``decode_ns``.
+    DSv1 scans are not counted here (see :func:`footer_metrics`)."""
+    jvm = df.sparkSession.sparkContext._jvm
+    plan = df._jdf.queryExecution().executedPlan()
+    return json.loads(jvm.io.superspark.parquet.interceptor.v2.FooterScanMetrics.json(plan))

@@ -14,5 +14,6 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
     extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
     extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
+    extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
   }
 }
