@@ -11,7 +11,8 @@ Write path: a 1,000-column table written with `spark.superspark.parquet.footer.w
 
 Environment: BENCH_COLUMNS (10000), BENCH_FILES (10), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
 BENCH_ROUNDS (3), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (5), BENCH_DIR (a directory under the system temp dir;
-the generated table is kept there and reused).
+the generated table is kept there and reused). BENCH_DSV2=1: Parquet as a DSv2 source
+(`spark.sql.sources.useV1SourceList` without parquet), read path only.
 """
 
 import os
@@ -34,6 +35,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
 WRITE_ROWS = int(os.environ.get("BENCH_WRITE_ROWS", 20000))
 WRITE_ROUNDS = int(os.environ.get("BENCH_WRITE_ROUNDS", 5))
 BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-interceptor"))
+DSV2 = os.environ.get("BENCH_DSV2") == "1"
 
 READ = "spark.superspark.parquet.footer.read"
 WRITE = "spark.superspark.parquet.footer.write"
@@ -75,7 +77,8 @@ def main() -> None:
 
     spark = superspark.session("bench-interceptor", master="local[2]",
                                **{"spark.ui.enabled": "false", "spark.driver.memory": "3g",
-                                  "spark.sql.shuffle.partitions": "2"})
+                                  "spark.sql.shuffle.partitions": "2",
+                                  **({"spark.sql.sources.useV1SourceList": "avro,csv,json,kafka,orc,text"} if DSV2 else {})})
     spark.sparkContext.setLogLevel("ERROR")
     cols = [f"c{i}" for i in (0, COLUMNS // 4, COLUMNS // 2, 3 * COLUMNS // 4, COLUMNS - 1)]
 
@@ -109,11 +112,16 @@ def main() -> None:
                 if rnd > 0:
                     times[(name, mode)].append(secs)
     spark.conf.unset(READ)
-    print(f"read: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, {ROUNDS} rounds, medians")
+    print(f"read{' (DSv2)' if DSV2 else ''}: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, "
+          f"{ROUNDS} rounds, medians")
     for name in tasks:
         off = statistics.median(times[(name, "off")])
         on = statistics.median(times[(name, "on")])
         print(f"{name}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+
+    if DSV2:  # writes are DSv1 either way
+        spark.stop()
+        return
 
     # Write overhead: 1,000 columns.
     wide = spark.range(0, WRITE_ROWS, 1, 2).selectExpr(*[f"id * {i} AS w{i}" for i in range(1000)])
