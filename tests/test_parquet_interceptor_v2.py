@@ -238,3 +238,18 @@ def test_dsv2_not_a_parquet_file_gets_sparks_error(spark, tmp_dir):
         with read_off(spark), pytest.raises(Exception) as theirs:
             spark.read.parquet(bad).collect()
     assert type(ours.value) is type(theirs.value)
+
+
+def test_dsv2_ignore_corrupt_files_as_spark(spark, tmp_dir):
+    path = os.path.join(tmp_dir, "corrupt")
+    with write_on(spark):
+        spark.range(30).coalesce(1).write.parquet(path)
+    with open(os.path.join(path, "part-99999-bad.parquet"), "wb") as f:
+        f.write(b"PAR1 not parquet" * 4)
+    with dsv2(spark), conf(spark, **{"spark__sql__files__ignoreCorruptFiles": "true"}):
+        df = spark.read.parquet(path)
+        got, m = collect_with_metrics(df)
+        assert sorted(r.id for r in got) == list(range(30))
+        assert m["footers_flatbuffer"] == 1 and m["footers_thrift"] == 0
+        with read_off(spark):
+            assert rows(spark.read.parquet(path)) == got
