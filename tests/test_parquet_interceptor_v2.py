@@ -253,3 +253,25 @@ def test_dsv2_ignore_corrupt_files_as_spark(spark, tmp_dir):
         assert m["footers_flatbuffer"] == 1 and m["footers_thrift"] == 0
         with read_off(spark):
             assert rows(spark.read.parquet(path)) == got
+
+
+def test_dsv2_variant_extraction_pushdown(spark, tmp_dir):
+    """Variant fields pushed into the scan: our reader gets Spark's rewritten read schema."""
+    path = os.path.join(tmp_dir, "variant")
+    with write_on(spark):
+        spark.range(50).selectExpr(
+            "id", "parse_json(format_string('{\"a\": %d, \"b\": \"x%d\"}', id, id)) AS v").write.parquet(path)
+
+    def q():
+        return spark.read.parquet(path).where("id > 40").selectExpr(
+            "id", "variant_get(v, '$.a', 'int') AS a", "variant_get(v, '$.b', 'string') AS b")
+
+    with dsv2(spark), conf(spark, **{"spark__sql__variant__pushVariantIntoScan": "true"}):
+        df = q()
+        got, m = collect_with_metrics(df)
+        text = plan(df)
+        assert "FooterParquetScan" in text and "PushedVariantExtractions: [v:" in text
+        assert m["footers_flatbuffer"] >= 1
+        assert got == [(i, i, f"x{i}") for i in range(41, 50)]
+        with read_off(spark):
+            assert rows(q()) == got
