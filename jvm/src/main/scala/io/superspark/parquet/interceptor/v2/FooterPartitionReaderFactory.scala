@@ -48,7 +48,9 @@ class FooterPartitionReaderFactory(
     counted(partition, buildColumnarReader)
 
   /** Spark's `FilePartitionReader` over the partition's files, reporting the footer counts. */
-  private def counted[T](partition: InputPartition, build: PartitionedFile => PartitionReader[T]): PartitionReader[T] = {
+  private def counted[T](
+      partition: InputPartition,
+      build: PartitionedFile => PartitionReader[T]): PartitionReader[T] = {
     assert(partition.isInstanceOf[FilePartition])
     val files = partition.asInstanceOf[FilePartition].files
     val counters = new FooterTaskCounters

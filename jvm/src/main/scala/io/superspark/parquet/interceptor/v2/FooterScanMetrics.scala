@@ -33,7 +33,9 @@ object FooterScanMetrics {
    * (adaptive plans and subqueries included); `scans` is the number of such nodes.
    */
   def of(plan: SparkPlan): Map[String, Long] = {
-    val scans = Plans.collectWithSubqueries(plan) { case b: BatchScanExec if b.scan.isInstanceOf[FooterParquetScan] => b }
+    val scans = Plans.collectWithSubqueries(plan) {
+      case b: BatchScanExec if b.scan.isInstanceOf[FooterParquetScan] => b
+    }
     Map("scans" -> scans.size.toLong) ++ Keys.map { case (metric, key) =>
       key -> scans.map(_.metrics.get(metric).map(_.value).getOrElse(0L)).sum
     }

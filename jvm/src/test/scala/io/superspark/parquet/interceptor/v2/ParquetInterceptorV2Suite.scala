@@ -31,6 +31,9 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
   private def batchScans(df: DataFrame): Seq[BatchScanExec] =
     collect(df.queryExecution.executedPlan) { case b: BatchScanExec => b }
 
+  private def hasExtension(file: Path): Boolean =
+    FooterLayout.locate(FooterFiles.readFooter(file).footer).isInstanceOf[FooterLayout.Present]
+
   private def parquetFiles(dir: Path): Seq[Path] =
     Files.walk(dir).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq.sorted
 
@@ -43,7 +46,7 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
       }
       val files = parquetFiles(dir)
       assert(files.size == 8)
-      assert(files.forall(f => FooterLayout.locate(FooterFiles.readFooter(f).footer).isInstanceOf[FooterLayout.Present]))
+      assert(files.forall(hasExtension))
 
       val df = spark.read.parquet(p).where("s.a >= 10")
       val tables = df.queryExecution.analyzed.collect { case r: DataSourceV2Relation => r.table }
@@ -75,7 +78,7 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
       val p = dir.resolve("plain").toString
       spark.range(0, 30, 1, 3).write.parquet(p)
       val files = parquetFiles(dir)
-      assert(files.forall(f => !FooterLayout.locate(FooterFiles.readFooter(f).footer).isInstanceOf[FooterLayout.Present]))
+      assert(!files.exists(hasExtension))
       val df = spark.read.parquet(p)
       assert(df.collect().map(_.getLong(0)).sorted.toSeq == (0L until 30L))
       val Seq(scan) = batchScans(df)
