@@ -1,5 +1,7 @@
 package io.superspark.parquet.interceptor.v2
 
+import java.util.Locale
+
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
@@ -65,7 +67,8 @@ class FooterFallbacksMetric extends CustomSumMetric {
 class FooterDecodeTimeMetric extends CustomMetric {
   override def name(): String = FooterScanMetrics.DecodeTime
   override def description(): String = "footer decode time"
-  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String = f"${taskMetrics.sum / 1e6}%.1f ms"
+  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
+    "%.1f ms".formatLocal(Locale.ROOT, taskMetrics.sum / 1e6)
 }
 
 final case class FooterTaskMetric(name: String, value: Long) extends CustomTaskMetric

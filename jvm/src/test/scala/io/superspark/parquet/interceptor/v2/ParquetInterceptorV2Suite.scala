@@ -9,6 +9,9 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2Relation}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
+import org.scalatest.concurrent.Eventually._
+import org.scalatest.time.{Seconds, Span}
+
 import io.superspark.SparkSessionSuite
 import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
 import io.superspark.parquet.interceptor.FooterInterceptorConf
@@ -59,6 +62,13 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
       assert(value(FooterScanMetrics.FlatBuffer) == files.size)
       assert(value(FooterScanMetrics.Thrift) == 0 && value(FooterScanMetrics.Fallbacks) == 0)
       assert(value(FooterScanMetrics.DecodeTime) > 0)
+      // The SQL UI's value of the node: the listener aggregates the task values with our metric classes.
+      val store = spark.sharedState.statusStore
+      eventually(timeout(Span(30, Seconds))) {
+        val shown = store.executionsList().flatMap(e => store.executionMetrics(e.executionId)).toMap
+        assert(shown.get(scan.metrics(FooterScanMetrics.FlatBuffer).id).contains(files.size.toString))
+        assert(shown.get(scan.metrics(FooterScanMetrics.DecodeTime).id).exists(_.matches("""[0-9]+\.[0-9] ms""")))
+      }
       assert(FooterScanMetrics.of(df.queryExecution.executedPlan) == Map("scans" -> 1L,
         "footers_flatbuffer" -> files.size.toLong, "footers_thrift" -> 0L, "fallbacks" -> 0L,
         "decode_ns" -> value(FooterScanMetrics.DecodeTime)))
