@@ -207,6 +207,32 @@ def test_catalog_writes_carry_extension(spark, tmp_dir):
             spark.sql("DROP TABLE IF EXISTS ic_part")
 
 
+def test_dynamic_partition_pruning_keeps_scan_metrics(spark, tmp_dir):
+    """A partitioned catalog table joined with a filtered dimension: dynamic partition pruning
+    rewrites the scan (and AQE re-plans it); the scan node keeps its footer SQL metrics and
+    decodes only the footers of the partition left."""
+    loc = os.path.join(tmp_dir, "dpp")
+    q = "SELECT f.p, count(*) AS c FROM dpp_fact f JOIN dpp_dim d ON f.p = d.p WHERE d.v = 6 GROUP BY f.p"
+    try:
+        with write_on(spark):
+            spark.range(1000).selectExpr("id", "id % 10 AS p").repartition(2, "id").write \
+                .partitionBy("p").option("path", loc + "/fact").saveAsTable("dpp_fact")
+            spark.range(10).selectExpr("id AS p", "id * 2 AS v").coalesce(1).write \
+                .option("path", loc + "/dim").saveAsTable("dpp_dim")
+        df = spark.sql(q)
+        assert df.collect() == [Row(p=3, c=100)]
+        assert "dynamicpruning" in df._jdf.queryExecution().executedPlan().toString().lower()
+        m = pi.scan_metrics(df)
+        fact_p3 = len(parquet_files(loc + "/fact/p=3"))
+        assert fact_p3 == 2
+        assert (m["footers_flatbuffer"], m["footers_thrift"], m["fallbacks"]) == (fact_p3 + 1, 0, 0)
+        with read_off(spark):
+            assert spark.sql(q).collect() == [Row(p=3, c=100)]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS dpp_fact")
+        spark.sql("DROP TABLE IF EXISTS dpp_dim")
+
+
 VANILLA_READ = """
 import json, sys
 from pyspark.sql import SparkSession
@@ -261,6 +287,12 @@ def test_damaged_extension_falls_back_and_is_counted(spark, tmp_dir):
     assert rows(spark.read.parquet(path).where("g = 3")) == expected
     m = pi.footer_metrics(spark)
     assert m["fallbacks"] >= 1 and m["footers_thrift"] == m["fallbacks"] and m["footers_flatbuffer"] >= 1
+    # The scan node's SQL metrics count exactly this scan: one damaged file, one sound one.
+    scan = spark.read.parquet(path).where("g = 3")
+    assert rows(scan) == expected
+    s = pi.scan_metrics(scan)
+    assert (s["footers_flatbuffer"], s["footers_thrift"], s["fallbacks"]) == (1, 1, 1)
+    assert s["decode_ns"] > 0
     with conf(spark, **{STRICT.replace(".", "__"): "true"}):
         with pytest.raises(Exception) as e:
             spark.read.parquet(files[0]).collect()

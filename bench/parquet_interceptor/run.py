@@ -9,10 +9,10 @@ off (Spark's own footer code) vs on, interleaved rounds after a warm-up, medians
   - 5-column query:     .select(5 columns).where(filter).count() and .collect()
 Write path: a 1,000-column table written with `spark.superspark.parquet.footer.write` off vs on.
 
-Environment: BENCH_COLUMNS (10000), BENCH_FILES (10), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
+Environment: BENCH_PARTS (read,write), BENCH_COLUMNS (10000), BENCH_FILES (50), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
 BENCH_ROUNDS (3), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (5), BENCH_DIR (a directory under the system temp dir;
 the generated table is kept there and reused). BENCH_DSV2=1: Parquet as a DSv2 source
-(`spark.sql.sources.useV1SourceList` without parquet), read path only.
+(`spark.sql.sources.useV1SourceList` without parquet; writes are DSv1 either way).
 """
 
 import os
@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 COLUMNS = int(os.environ.get("BENCH_COLUMNS", 10000))
-FILES = int(os.environ.get("BENCH_FILES", 10))
+FILES = int(os.environ.get("BENCH_FILES", 50))
+PARTS = set(os.environ.get("BENCH_PARTS", "read,write").split(","))
 ROW_GROUPS = int(os.environ.get("BENCH_ROW_GROUPS", 20))
 ROWS = int(os.environ.get("BENCH_ROWS", 5))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
@@ -72,7 +73,6 @@ def timed(fn):
 
 
 def main() -> None:
-    path = generate()
     import superspark
 
     spark = superspark.session("bench-interceptor", master="local[2]",
@@ -80,6 +80,14 @@ def main() -> None:
                                   "spark.sql.shuffle.partitions": "2",
                                   **({"spark.sql.sources.useV1SourceList": "avro,csv,json,kafka,orc,text"} if DSV2 else {})})
     spark.sparkContext.setLogLevel("ERROR")
+    if "read" in PARTS:
+        bench_read(spark, generate())
+    if "write" in PARTS:
+        bench_write(spark)
+    spark.stop()
+
+
+def bench_read(spark, path: str) -> None:
     cols = [f"c{i}" for i in (0, COLUMNS // 4, COLUMNS // 2, 3 * COLUMNS // 4, COLUMNS - 1)]
 
     def schema():
@@ -119,11 +127,9 @@ def main() -> None:
         on = statistics.median(times[(name, "on")])
         print(f"{name}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
 
-    if DSV2:  # writes are DSv1 either way
-        spark.stop()
-        return
 
-    # Write overhead: 1,000 columns.
+def bench_write(spark) -> None:
+    """Write overhead: 1,000 columns, write path off vs on, interleaved."""
     wide = spark.range(0, WRITE_ROWS, 1, 2).selectExpr(*[f"id * {i} AS w{i}" for i in range(1000)])
     out_dir = os.path.join(BASE, "write")
     wtimes = {"off": [], "on": []}
@@ -140,7 +146,6 @@ def main() -> None:
     on = statistics.median(wtimes["on"])
     print(f"write_1000_columns ({WRITE_ROWS} rows, 2 files, {WRITE_ROUNDS} rounds after 2 warm-ups): off={off:.3f}s on={on:.3f}s "
           f"overhead={100 * (on / off - 1):.1f}% ratio={off / on:.2f}", flush=True)
-    spark.stop()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
     extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
     extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
+    extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
     extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
   }
 }

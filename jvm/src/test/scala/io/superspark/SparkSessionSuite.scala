@@ -22,6 +22,16 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark = builder.getOrCreate()
   }
 
+  /** Runs `f` with session configs set, then restores them. */
+  protected def withSQLConf[T](pairs: (String, String)*)(f: => T): T = {
+    val before = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try f finally before.foreach {
+      case (k, Some(v)) => spark.conf.set(k, v)
+      case (k, None) => spark.conf.unset(k)
+    }
+  }
+
   override def afterAll(): Unit = {
     try if (spark != null) spark.stop() finally super.afterAll()
   }

@@ -5,20 +5,23 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.SparkContext
-import org.apache.spark.util.LongAccumulator
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.superspark.parquet.footer.{FooterReadResult, FooterSource}
 
 /**
- * Counters of one scan (or one schema inference): named accumulators, so they show in the
- * Spark UI's stage pages ("superspark footer ..."), and registered in [[FooterMetrics]] so
- * the totals can be queried from the driver (`FooterMetrics.snapshot`).
+ * Footer counters of one scan (or one schema inference), as SQL metrics. A scan's counters
+ * are the SQL metrics of its [[FooterScanExec]] node, so they show on the scan node of the
+ * Spark UI's SQL tab next to Spark's own ("footers read via FlatBuffers", ...). Every set is
+ * also registered here, so the driver-wide totals can be queried (`FooterMetrics.snapshot`).
  */
 final class FooterMetrics private (
-    val flatBuffer: LongAccumulator,
-    val thrift: LongAccumulator,
-    val fallbacks: LongAccumulator,
-    val decodeNanos: LongAccumulator) extends Serializable {
+    val flatBuffer: SQLMetric,
+    val thrift: SQLMetric,
+    val fallbacks: SQLMetric,
+    val decodeTime: SQLMetric) extends Serializable {
 
   def record(result: FooterReadResult, nanos: Long): Unit = {
     result.source match {
@@ -26,33 +29,52 @@ final class FooterMetrics private (
       case FooterSource.Thrift => thrift.add(1)
     }
     if (result.fallback.isDefined) fallbacks.add(1)
-    decodeNanos.add(nanos)
+    decodeTime.add(nanos)
   }
+
+  /** The node's SQL metrics, by the keys [[FooterMetrics.Keys]] names. */
+  def sqlMetrics: Map[String, SQLMetric] = FooterMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap
 }
 
 object FooterMetrics {
+  /** Metric keys on the scan node (Spark style). */
+  val Keys: Seq[String] = Seq("footersFlatBuffer", "footersThrift", "footerFallbacks", "footerDecodeTime")
+
+  /** The same counters in `snapshot`/`ofPlan` and for Python (decode time in nanoseconds). */
+  private val ReportNames = Keys.zip(Seq("footers_flatbuffer", "footers_thrift", "fallbacks", "decode_ns")).toMap
+
   private val all = new ConcurrentLinkedQueue[FooterMetrics]()
 
   /** New counters for one scan, registered with the SparkContext (call on the driver). */
   def create(sc: SparkContext): FooterMetrics = {
-    def acc(name: String) = sc.longAccumulator(s"superspark footer $name")
-    val m = new FooterMetrics(acc("via FlatBuffers"), acc("via Thrift"), acc("fallbacks"), acc("decode time (ns)"))
+    val m = new FooterMetrics(
+      SQLMetrics.createMetric(sc, "footers read via FlatBuffers"),
+      SQLMetrics.createMetric(sc, "footers read via Thrift"),
+      SQLMetrics.createMetric(sc, "footer extension fallbacks"),
+      SQLMetrics.createNanoTimingMetric(sc, "footer decode time"))
     all.add(m)
     m
   }
 
-  /** Totals since the last reset: footers_flatbuffer, footers_thrift, fallbacks, decode_ns. */
-  def snapshot(): Map[String, Long] = {
-    val ms = all.asScala.toSeq
-    Map(
-      "footers_flatbuffer" -> ms.map(_.flatBuffer.value.longValue).sum,
-      "footers_thrift" -> ms.map(_.thrift.value.longValue).sum,
-      "fallbacks" -> ms.map(_.fallbacks.value.longValue).sum,
-      "decode_ns" -> ms.map(_.decodeNanos.value.longValue).sum)
-  }
+  private def totals(ms: Seq[FooterMetrics]): Map[String, Long] =
+    Keys.map(k => ReportNames(k) -> ms.map(_.sqlMetrics(k).value).sum).toMap
 
-  /** The same as a JSON object (for Python). */
-  def snapshotJson(): String = snapshot().map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+  /** Totals over every scan and schema inference since the last `reset` (decode time in ns). */
+  def snapshot(): Map[String, Long] = totals(all.asScala.toSeq)
+
+  /** The footer metrics of the scan nodes of an executed plan (AQE stages and subqueries too). */
+  def ofPlan(plan: SparkPlan): Map[String, Long] = totals(PlanWalker.footerScans(plan).map(_.footerMetrics))
+
+  def snapshotJson(): String = toJson(snapshot())
+
+  def ofPlanJson(plan: SparkPlan): String = toJson(ofPlan(plan))
+
+  private def toJson(m: Map[String, Long]): String =
+    Keys.map(ReportNames).map(k => s""""$k": ${m(k)}""").mkString("{", ", ", "}")
 
   def reset(): Unit = all.clear()
+
+  private object PlanWalker extends AdaptiveSparkPlanHelper {
+    def footerScans(plan: SparkPlan): Seq[FooterScanExec] = collectWithSubqueries(plan) { case s: FooterScanExec => s }
+  }
 }

@@ -18,9 +18,13 @@ import org.apache.spark.sql.types.StructType
  * `ParquetFileFormat`. Each part falls back to Spark's own when its config is off:
  * reads (`spark.superspark.parquet.footer.read`, default true) and writes
  * (`spark.superspark.parquet.footer.write`, default false). UUID/JSON tagged columns are
- * written with their Parquet logical types either way.
+ * written with their Parquet logical types either way. `scanMetrics`: the counters of the
+ * [[FooterScanExec]] that reads through this instance (None: new counters per reader).
  */
-class FooterParquetFileFormat extends ParquetFileFormat {
+class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat {
+
+  /** As named by `format(...)` or put in place by the rules: counters made per scan. */
+  def this() = this(None)
 
   override def inferSchema(
       sparkSession: SparkSession,
@@ -47,7 +51,9 @@ class FooterParquetFileFormat extends ParquetFileFormat {
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      ParquetFooterScan.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf)
+      val metrics = scanMetrics.getOrElse(FooterMetrics.create(sparkSession.sparkContext))
+      ParquetFooterScan.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf,
+        metrics)
     }
   }
 

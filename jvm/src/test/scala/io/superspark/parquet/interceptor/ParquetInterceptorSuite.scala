@@ -61,6 +61,49 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
     }
   }
 
+  private def footerScans(df: org.apache.spark.sql.DataFrame): Seq[FooterScanExec] = {
+    object Walk extends org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+    Walk.collectWithSubqueries(df.queryExecution.executedPlan) { case s: FooterScanExec => s }
+  }
+
+  test("scan nodes carry the footer counters as SQL metrics") {
+    withTempDir { dir =>
+      val ext = dir.resolve("ext").toString
+      val plain = dir.resolve("plain").toString
+      spark.conf.set(FooterInterceptorConf.WriteKey, "true")
+      try spark.range(100).selectExpr("id", "id % 3 AS k").repartition(3).write.parquet(ext)
+      finally spark.conf.unset(FooterInterceptorConf.WriteKey)
+      spark.range(100).selectExpr("id", "id % 3 AS k").repartition(2).write.parquet(plain)
+
+      val extDf = spark.read.parquet(ext).where("k = 1")
+      assert(extDf.collect().length == 33) // collect runs extDf's own plan (count plans a new one)
+      val Seq(scan) = footerScans(extDf)
+      val m = scan.metrics
+      assert(m("footersFlatBuffer").value == 3 && m("footersThrift").value == 0 && m("footerFallbacks").value == 0)
+      assert(m("footerDecodeTime").value > 0 && m("footerDecodeTime").metricType == "nsTiming")
+      assert(m("numFiles").value == 3) // Spark's own metrics are still there
+      assert(FooterMetrics.ofPlan(extDf.queryExecution.executedPlan) ==
+        Map("footers_flatbuffer" -> 3L, "footers_thrift" -> 0L, "fallbacks" -> 0L,
+          "decode_ns" -> m("footerDecodeTime").value))
+
+      // Both sides of a join are instrumented, each with its own counters; row-based reader too.
+      withSQLConf("spark.sql.parquet.enableVectorizedReader" -> "false") {
+        val joined = spark.read.parquet(ext).join(spark.read.parquet(plain), "id")
+        assert(joined.collect().length == 100)
+        val counts = footerScans(joined).map(s => (s.metrics("footersFlatBuffer").value,
+          s.metrics("footersThrift").value)).sorted
+        assert(counts == Seq((0L, 2L), (3L, 0L)))
+      }
+
+      // With the read path off Spark's own scan runs: no FooterScanExec.
+      withSQLConf(FooterInterceptorConf.ReadKey -> "false") {
+        val off = spark.read.parquet(ext)
+        assert(off.collect().length == 100)
+        assert(footerScans(off).isEmpty)
+      }
+    }
+  }
+
   test("written files carry an extension that decodes to the Thrift footer") {
     withTempDir { dir =>
       spark.conf.set(FooterInterceptorConf.WriteKey, "true")

@@ -17,6 +17,8 @@ import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.superspark.parquet.interceptor.FooterMetrics
+
 /**
  * Spark's DSv2 `ParquetScan` (planning, splits, pushdown, explain output all Spark's) whose
  * readers decode footers through the footer library: the partition readers run the DSv1
@@ -54,7 +56,8 @@ class FooterParquetScan(
       !WholeStageCodegenExec.isTooManyFields(sqlConf, resultSchema)
     val caseSensitiveOptions = options.asCaseSensitiveMap.asScala.toMap
     val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
-      caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> columnar.toString), hadoopConf)
+      caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> columnar.toString), hadoopConf,
+      FooterMetrics.create(sparkSession.sparkContext))
     new FooterPartitionReaderFactory(read, columnar, new ParquetOptions(caseSensitiveOptions, sqlConf))
   }
 

@@ -32,15 +32,13 @@ object FooterScanMetrics {
   /**
    * The footer metrics of an executed plan (e.g. `df.queryExecution.executedPlan` after an
    * action), summed over its `BatchScan` nodes that read through [[FooterParquetScan]]
-   * (adaptive plans and subqueries included); `scans` is the number of such nodes.
+   * (adaptive plans and subqueries included). DSv1 scan nodes: `FooterMetrics.ofPlan`.
    */
   def of(plan: SparkPlan): Map[String, Long] = {
     val scans = Plans.collectWithSubqueries(plan) {
       case b: BatchScanExec if b.scan.isInstanceOf[FooterParquetScan] => b
     }
-    Map("scans" -> scans.size.toLong) ++ Keys.map { case (metric, key) =>
-      key -> scans.map(_.metrics.get(metric).map(_.value).getOrElse(0L)).sum
-    }
+    Keys.map { case (metric, key) => key -> scans.map(_.metrics.get(metric).map(_.value).getOrElse(0L)).sum }.toMap
   }
 
   /** [[of]] as a JSON object (for Python). */
@@ -50,17 +48,17 @@ object FooterScanMetrics {
 
 class FootersFlatBufferMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.FlatBuffer
-  override def description(): String = "footers via FlatBuffers"
+  override def description(): String = "footers read via FlatBuffers"
 }
 
 class FootersThriftMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.Thrift
-  override def description(): String = "footers via Thrift"
+  override def description(): String = "footers read via Thrift"
 }
 
 class FooterFallbacksMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.Fallbacks
-  override def description(): String = "footer fallbacks (damaged extension)"
+  override def description(): String = "footer extension fallbacks"
 }
 
 /** Nanoseconds per task; shown as the total in milliseconds. */

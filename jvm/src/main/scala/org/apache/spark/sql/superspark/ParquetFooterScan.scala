@@ -61,7 +61,8 @@ object ParquetFooterScan {
       requiredSchema: StructType,
       filters: Seq[Filter],
       options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+      hadoopConf: Configuration,
+      metrics: FooterMetrics): PartitionedFile => Iterator[InternalRow] = {
     val sqlConf = sparkSession.sessionState.conf
     setupHadoopConf(hadoopConf, sqlConf, requiredSchema)
     val broadcastedHadoopConf = SerializableConfiguration.broadcast(sparkSession.sparkContext, hadoopConf)
@@ -86,11 +87,10 @@ object ParquetFooterScan {
         throw new IllegalArgumentException("OPTION_RETURNING_BATCH should always be set for ParquetFileFormat. " +
           s"To workaround this issue, set ${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key}=false.")).equals("true")
 
-    // Ours: the columns to decode (by name, unless columns are matched by field id) and the counters.
+    // Ours: the columns to decode (by name, unless columns are matched by field id).
     val strict = FooterInterceptorConf.strict(sqlConf)
     val byFieldId = sqlConf.parquetFieldIdReadEnabled && ParquetUtils.hasFieldIds(requiredSchema)
     val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
-    val metrics = FooterMetrics.create(sparkSession.sparkContext)
 
     (file: PartitionedFile) => {
       assert(file.partitionValues.numFields == partitionSchema.size)
