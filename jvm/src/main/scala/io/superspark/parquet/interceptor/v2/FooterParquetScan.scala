@@ -61,7 +61,8 @@ class FooterParquetScan(
     new FooterPartitionReaderFactory(read, columnar, new ParquetOptions(caseSensitiveOptions, sqlConf))
   }
 
-  override def supportedCustomMetrics(): Array[CustomMetric] = FooterScanMetrics.supported
+  override def supportedCustomMetrics(): Array[CustomMetric] =
+    super.supportedCustomMetrics() ++ FooterScanMetrics.supported
 
   // FileScan names the format after the class ("footerparquet"); keep Spark's "parquet".
   override def getMetaData(): Map[String, String] = super.getMetaData() + ("Format" -> "parquet")
