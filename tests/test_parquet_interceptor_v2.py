@@ -7,6 +7,7 @@ code (the same session with ``spark.superspark.parquet.footer.read=false``: tabl
 builder and scan are then Spark's, unchanged) and with DSv1.
 """
 
+import datetime
 import os
 import uuid
 
@@ -204,17 +205,51 @@ def test_dsv2_uuid_and_json_from_pyarrow(spark, tmp_dir):
             assert rows(spark.read.parquet(src)) == rows(df)
 
 
-def test_dsv2_aggregate_pushdown_stays_on_spark(spark, tmp_dir):
+@pytest.mark.parametrize("whole_stage", ["true", "false"], ids=["columnar", "rows"])
+def test_dsv2_aggregate_pushdown_from_our_footers(spark, tmp_dir, whole_stage):
+    """MIN/MAX/COUNT pushed into the scan are answered from footers read by the library,
+    per file and split, as Spark answers them from its own; partitioned, grouped by partition."""
     path = os.path.join(tmp_dir, "agg")
-    with write_on(spark):
-        spark.range(50).selectExpr("id", "id % 5 AS g").coalesce(2).write.parquet(path)
+    with write_on(spark), conf(spark, **{"parquet__block__size": "2048"}):
+        spark.range(3000).selectExpr("id", "cast(id % 7 as int) AS i", "id * 0.5d AS d", "DATE'2021-01-01' + "
+                                     "cast(id % 100 as int) AS dt", "cast(id % 3 as int) AS p") \
+            .repartition(2).write.partitionBy("p").parquet(path)
+    spark.range(40).selectExpr("id + 5000 AS id", "1 AS i", "1.0d AS d", "DATE'2020-01-01' AS dt", "0 AS p") \
+        .write.mode("append").partitionBy("p").parquet(path)  # one file without the extension
+    queries = [
+        lambda t: t.selectExpr("max(id) AS a", "min(i) AS b", "count(*) AS c", "max(dt) AS e", "min(d) AS f"),
+        lambda t: t.groupBy("p").agg({"id": "max", "dt": "min", "*": "count"}),
+        lambda t: t.where("p = 2").selectExpr("count(id)", "min(id)"),
+    ]
+    settings = {"spark__sql__parquet__aggregatePushdown": "true", "spark__sql__codegen__wholeStage": whole_stage}
+    with dsv2(spark), conf(spark, **settings):
+        ours = []
+        for q in queries:
+            df = q(spark.read.parquet(path))
+            got, m = collect_with_metrics(df)
+            text = plan(df)
+            assert "FooterParquetScan" in text and "PushedAggregation: [" in text and "PushedAggregation: []" not in text
+            assert m["footers_flatbuffer"] > 0, m
+            ours.append(got)
+        assert m["footers_thrift"] == 0  # p = 2 has extension files only
+        with read_off(spark):
+            theirs = [rows(q(spark.read.parquet(path))) for q in queries]
+    with dsv1(spark):
+        v1 = [rows(q(spark.read.parquet(path))) for q in queries]
+    assert ours == theirs == v1
+    assert [tuple(r) for r in ours[0]] == [(5039, 0, 3040, datetime.date(2021, 4, 10), 0.0)]
+
+
+def test_dsv2_aggregate_pushdown_on_uuid_file(spark, tmp_dir):
+    ids, table = uuid_table(6)
+    src = os.path.join(tmp_dir, "u.parquet")
+    pq.write_table(table, src)
     with dsv2(spark), conf(spark, **{"spark__sql__parquet__aggregatePushdown": "true"}):
-        df = spark.read.parquet(path).selectExpr("max(id) AS m", "count(*) AS c")
-        assert [tuple(r) for r in df.collect()] == [(49, 50)]
-        text = plan(df)
-        assert "PushedAggregation: [MAX(id), COUNT(*)]" in text and "FooterParquetScan" not in text
-        df = spark.read.parquet(path).where("g = 1").selectExpr("sum(id)")  # not pushed: our scan
-        assert df.collect()[0][0] == sum(range(1, 50, 5)) and "FooterParquetScan" in plan(df)
+        df = spark.read.parquet(src).selectExpr("count(*)", "max(x)")
+        assert [tuple(r) for r in df.collect()] == [(6, 5)]
+        assert "FooterParquetScan" in plan(df) and pi.scan_metrics(df)["footers_thrift"] == 1
+        with read_off(spark), pytest.raises(Exception, match="PARQUET_TYPE_ILLEGAL"):
+            spark.read.parquet(src).selectExpr("count(*)").collect()
 
 
 def test_dsv2_read_path_off_is_spark(spark, tmp_dir):

@@ -16,15 +16,16 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.FooterMetrics
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
 
 /**
  * Spark's DSv2 `ParquetScan` (planning, splits, pushdown, explain output all Spark's) whose
  * readers decode footers through the footer library: the partition readers run the DSv1
  * reader of the interceptor (`ParquetFooterScan.buildReader`, filter pushdown and row-group
  * pruning, vectorized and row-based readers) and report the footer counts as custom metrics.
- * Built by [[FooterParquetScanBuilder]] for scans without aggregate pushdown.
+ * Pushed aggregates are answered from footers read the same way ([[FooterAggregateReaderFactory]]).
  */
 class FooterParquetScan(
     sparkSession: SparkSession,
@@ -42,23 +43,36 @@ class FooterParquetScan(
   extends ParquetScan(sparkSession, hadoopConf, fileIndex, dataSchema, readDataSchema, readPartitionSchema,
     pushedFilters, options, pushedAggregate, partitionFilters, dataFilters, pushedVariantExtractions) {
 
-  require(pushedAggregate.isEmpty, "aggregate pushdown stays on Spark's ParquetScan")
+  override def createReaderFactory(): PartitionReaderFactory =
+    if (pushedAggregate.nonEmpty) aggregateReaderFactory(pushedAggregate.get) else readerFactory()
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  /** Spark 4.3.0's `ParquetPartitionReaderFactory.supportsColumnar` for this result schema. */
+  private def columnar(resultSchema: StructType): Boolean =
+    ParquetUtils.isBatchReadSupportedForSchema(conf, resultSchema) && conf.wholeStageEnabled &&
+      !WholeStageCodegenExec.isTooManyFields(conf, resultSchema)
+
+  private def readerFactory(): PartitionReaderFactory = {
     // The data columns as Spark's factory reads them (with pushed variant extractions
     // rewritten, as ParquetScan's private effectiveReadDataSchema; readSchema() appends the
     // partition columns, which the rewrite leaves alone).
     val requiredSchema = StructType(readSchema().fields.take(readDataSchema.length))
     val resultSchema = StructType(readPartitionSchema.fields ++ requiredSchema.fields)
-    val sqlConf = conf
-    // Spark 4.3.0's ParquetPartitionReaderFactory.supportsColumnar.
-    val columnar = ParquetUtils.isBatchReadSupportedForSchema(sqlConf, resultSchema) && sqlConf.wholeStageEnabled &&
-      !WholeStageCodegenExec.isTooManyFields(sqlConf, resultSchema)
+    val batches = columnar(resultSchema)
     val caseSensitiveOptions = options.asCaseSensitiveMap.asScala.toMap
     val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
-      caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> columnar.toString), hadoopConf,
+      caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> batches.toString), hadoopConf,
       FooterMetrics.create(sparkSession.sparkContext))
-    new FooterPartitionReaderFactory(read, columnar, new ParquetOptions(caseSensitiveOptions, sqlConf))
+    new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, conf))
+  }
+
+  /** Pushed aggregates: one row per file from its footer's statistics (readDataSchema is the aggregates'). */
+  private def aggregateReaderFactory(aggregation: Aggregation): PartitionReaderFactory = {
+    val broadcastedConf = sparkSession.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
+    val parquetOptions = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, conf)
+    new FooterAggregateReaderFactory(broadcastedConf, dataSchema, readDataSchema, readPartitionSchema, aggregation,
+      parquetOptions, parquetOptions.datetimeRebaseModeInRead,
+      columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), conf.offHeapColumnVectorEnabled,
+      conf.caseSensitiveAnalysis, FooterInterceptorConf.strict(conf), FooterMetrics.create(sparkSession.sparkContext))
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] =

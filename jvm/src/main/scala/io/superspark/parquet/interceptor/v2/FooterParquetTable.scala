@@ -43,8 +43,7 @@ class FooterParquetTable(
 
 /**
  * Spark's `ParquetScanBuilder` (all pushdowns Spark's); `build` returns a [[FooterParquetScan]]
- * when the read path is on, unless an aggregate was pushed down (answered from footer
- * statistics by Spark's own reader) or the input is an archive (Spark's reader, as in DSv1).
+ * when the read path is on, unless the input is an archive (Spark's reader, as in DSv1).
  */
 class FooterParquetScanBuilder(
     sparkSession: SparkSession,
@@ -58,7 +57,6 @@ class FooterParquetScanBuilder(
     val scan = super.build()
     val sqlConf = SQLConf.get
     val archive = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sqlConf).archiveFormatEnabled
-    if (FooterInterceptorConf.readEnabled(sqlConf) && scan.pushedAggregate.isEmpty && !archive) FooterParquetScan(scan)
-    else scan
+    if (FooterInterceptorConf.readEnabled(sqlConf) && !archive) FooterParquetScan(scan) else scan
   }
 }

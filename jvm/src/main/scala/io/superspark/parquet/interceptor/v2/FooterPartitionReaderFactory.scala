@@ -12,6 +12,32 @@ import org.apache.spark.sql.execution.datasources.v2.{FilePartitionReader, FileP
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
+ * A `FilePartitionReaderFactory` whose partition readers (Spark's `FilePartitionReader` over
+ * the partition's files) report, as custom metrics, the footers decoded while the reader of
+ * each file was built ([[FooterTaskCounters]]). Subclasses read each footer in `buildReader` /
+ * `buildColumnarReader`, not later.
+ */
+abstract class FooterCountingReaderFactory extends FilePartitionReaderFactory {
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    counted(partition, buildReader)
+
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
+    counted(partition, buildColumnarReader)
+
+  private def counted[T](
+      partition: InputPartition,
+      build: PartitionedFile => PartitionReader[T]): PartitionReader[T] = {
+    assert(partition.isInstanceOf[FilePartition])
+    val files = partition.asInstanceOf[FilePartition].files
+    val counters = new FooterTaskCounters
+    new FilePartitionReader[T](files.iterator, file => counters.during(build(file)), options) {
+      override def currentMetricsValues(): Array[CustomTaskMetric] = counters.values
+    }
+  }
+}
+
+/**
  * DSv2 partition readers over the DSv1 reader function of the interceptor
  * (`ParquetFooterScan.buildReader`): per file, `read(file)` gives the rows (or, when
  * `columnar`, the column batches) of the file's split with the partition values appended, as
@@ -21,7 +47,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 class FooterPartitionReaderFactory(
     read: PartitionedFile => Iterator[InternalRow],
     columnar: Boolean,
-    override val options: FileSourceOptions) extends FilePartitionReaderFactory {
+    override val options: FileSourceOptions) extends FooterCountingReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
@@ -41,23 +67,6 @@ class FooterPartitionReaderFactory(
     }
   }
 
-  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    counted(partition, buildReader)
-
-  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    counted(partition, buildColumnarReader)
-
-  /** Spark's `FilePartitionReader` over the partition's files, reporting the footer counts. */
-  private def counted[T](
-      partition: InputPartition,
-      build: PartitionedFile => PartitionReader[T]): PartitionReader[T] = {
-    assert(partition.isInstanceOf[FilePartition])
-    val files = partition.asInstanceOf[FilePartition].files
-    val counters = new FooterTaskCounters
-    new FilePartitionReader[T](files.iterator, file => counters.during(build(file)), options) {
-      override def currentMetricsValues(): Array[CustomTaskMetric] = counters.values
-    }
-  }
 }
 
 /** A partition reader over an iterator; closing closes `source` when it is closeable. */
