@@ -112,7 +112,7 @@ def test_dsv2_queries_match_spark(spark, tmp_dir, vectorized, whole_stage):
     assert len(ours[0]) == 81 and all(len(r) > 0 for r in ours)
 
 
-def test_dsv2_row_group_pruning_counts_only_read_files(spark, tmp_dir):
+def test_dsv2_partition_pruning_counts_only_read_files(spark, tmp_dir):
     """Partition pruning skips files (no footer read); counts match the files scanned."""
     path = os.path.join(tmp_dir, "prune")
     write_typed(spark, path, n=600, block_size="1048576")
