@@ -11,7 +11,8 @@ Write path: a 1,000-column table written with `spark.superspark.parquet.footer.w
 
 Environment: BENCH_PARTS (read,write), BENCH_COLUMNS (10000), BENCH_FILES (50), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
 BENCH_ROUNDS (3), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (7), BENCH_DIR (a directory under the system temp dir;
-the generated table is kept there and reused).
+the generated table is kept there and reused). BENCH_DSV2=1: Parquet as a DSv2 source
+(`spark.sql.sources.useV1SourceList` without parquet; writes are DSv1 either way).
 """
 
 import os
@@ -35,6 +36,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
 WRITE_ROWS = int(os.environ.get("BENCH_WRITE_ROWS", 20000))
 WRITE_ROUNDS = int(os.environ.get("BENCH_WRITE_ROUNDS", 7))
 BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-interceptor"))
+DSV2 = os.environ.get("BENCH_DSV2") == "1"
 
 READ = "spark.superspark.parquet.footer.read"
 WRITE = "spark.superspark.parquet.footer.write"
@@ -76,7 +78,8 @@ def main() -> None:
     spark = superspark.session("bench-interceptor", master="local[2]",
                                **{"spark.ui.enabled": "false", "spark.driver.memory": "3g",
                                   "spark.ui.showConsoleProgress": "false",
-                                  "spark.sql.shuffle.partitions": "2"})
+                                  "spark.sql.shuffle.partitions": "2",
+                                  **({"spark.sql.sources.useV1SourceList": "avro,csv,json,kafka,orc,text"} if DSV2 else {})})
     spark.sparkContext.setLogLevel("ERROR")
     if "read" in PARTS:
         bench_read(spark, generate())
@@ -118,7 +121,8 @@ def bench_read(spark, path: str) -> None:
                 if rnd > 0:
                     times[(name, mode)].append(secs)
     spark.conf.unset(READ)
-    print(f"read: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, {ROUNDS} rounds, medians")
+    print(f"read{' (DSv2)' if DSV2 else ''}: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, "
+          f"{ROUNDS} rounds, medians")
     for name in tasks:
         off = statistics.median(times[(name, "off")])
         on = statistics.median(times[(name, "on")])

@@ -20,6 +20,10 @@ file has it, the Thrift footer otherwise) and, with
     >>> rows = df.collect()
     >>> pi.scan_metrics(df)
     {'footers_flatbuffer': 12, 'footers_thrift': 0, 'fallbacks': 0, 'decode_ns': 1800000}
+
+With Parquet as a DSv2 source (``spark.sql.sources.useV1SourceList`` without ``parquet``),
+the same counters are custom metrics of the ``BatchScan`` node, and :func:`scan_metrics`
+includes them.
 """
 
 from __future__ import annotations
@@ -46,11 +50,16 @@ def reset_footer_metrics(spark) -> None:
 
 
 def scan_metrics(df) -> Dict[str, int]:
-    """The footer SQL metrics of ``df``'s own Parquet scan nodes, summed (same keys as
-    :func:`footer_metrics`). Call it after an action that runs ``df``'s plan, such as
+    """The footer metrics of ``df``'s own Parquet scan nodes, summed (same keys as
+    :func:`footer_metrics`): DSv1 scan nodes (SQL metrics) and DSv2 ``BatchScan`` nodes
+    (custom metrics). Call it after an action that runs ``df``'s plan, such as
     ``df.collect()`` or ``df.toPandas()``; ``df.count()`` runs a new plan, so its counts do
     not show here. Classic PySpark only (Spark Connect has no JVM handle on the plan)."""
     jdf = getattr(df, "_jdf", None)
     if jdf is None:
         raise TypeError("scan_metrics needs a classic PySpark DataFrame (not Spark Connect)")
-    return json.loads(_jvm_metrics(df.sparkSession).ofPlanJson(jdf.queryExecution().executedPlan()))
+    plan = jdf.queryExecution().executedPlan()
+    jvm = df.sparkSession.sparkContext._jvm
+    v1 = json.loads(_jvm_metrics(df.sparkSession).ofPlanJson(plan))
+    v2 = json.loads(jvm.io.superspark.parquet.interceptor.v2.FooterScanMetrics.json(plan))
+    return {k: v1[k] + v2[k] for k in v1}

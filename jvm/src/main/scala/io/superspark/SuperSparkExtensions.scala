@@ -15,5 +15,6 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
     extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
     extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
+    extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
   }
 }

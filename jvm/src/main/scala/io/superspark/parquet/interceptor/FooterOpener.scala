@@ -84,7 +84,9 @@ object FooterOpener extends Logging {
         }
         (bytes.footerOffset, decode(bytes, strict))
       }
-      metrics.record(result, System.nanoTime() - began)
+      val nanos = System.nanoTime() - began
+      metrics.record(result, nanos)
+      v2.FooterTaskCounters.record(result, nanos) // DSv2 partition readers' custom metrics
       result.fallback.foreach { reason =>
         logWarning(s"$path: damaged Parquet footer extension (footer at byte $footerOffset): $reason; " +
           "read the Thrift footer instead")

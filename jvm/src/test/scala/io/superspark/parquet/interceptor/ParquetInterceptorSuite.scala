@@ -34,7 +34,7 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
   private def parquetFiles(dir: Path): Seq[Path] =
     Files.walk(dir).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq.sorted
 
-  test("path reads, catalog tables and inserts use FooterParquetFileFormat; DSv2 reads are left alone") {
+  test("path reads, catalog tables and inserts use FooterParquetFileFormat; DSv2 reads stay DSv2 relations") {
     withTempDir { dir =>
       val p = dir.resolve("t").toString
       spark.range(5).write.parquet(p)

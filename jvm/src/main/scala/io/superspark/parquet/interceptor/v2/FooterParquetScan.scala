@@ -1,0 +1,89 @@
+package io.superspark.parquet.interceptor.v2
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
+import org.apache.spark.sql.connector.metric.CustomMetric
+import org.apache.spark.sql.connector.read.{PartitionReaderFactory, VariantExtraction}
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.execution.datasources.{FileFormat, PartitioningAwareFileIndex}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetUtils}
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.util.SerializableConfiguration
+
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
+
+/**
+ * Spark's DSv2 `ParquetScan` (planning, splits, pushdown, explain output all Spark's) whose
+ * readers decode footers through the footer library: the partition readers run the DSv1
+ * reader of the interceptor (`ParquetFooterScan.buildReader`, filter pushdown and row-group
+ * pruning, vectorized and row-based readers) and report the footer counts as custom metrics.
+ * Pushed aggregates are answered from footers read the same way ([[FooterAggregateReaderFactory]]).
+ */
+class FooterParquetScan(
+    sparkSession: SparkSession,
+    hadoopConf: Configuration,
+    fileIndex: PartitioningAwareFileIndex,
+    dataSchema: StructType,
+    readDataSchema: StructType,
+    readPartitionSchema: StructType,
+    pushedFilters: Array[Filter],
+    options: CaseInsensitiveStringMap,
+    pushedAggregate: Option[Aggregation],
+    partitionFilters: Seq[Expression],
+    dataFilters: Seq[Expression],
+    pushedVariantExtractions: Array[VariantExtraction])
+  extends ParquetScan(sparkSession, hadoopConf, fileIndex, dataSchema, readDataSchema, readPartitionSchema,
+    pushedFilters, options, pushedAggregate, partitionFilters, dataFilters, pushedVariantExtractions) {
+
+  override def createReaderFactory(): PartitionReaderFactory =
+    if (pushedAggregate.nonEmpty) aggregateReaderFactory(pushedAggregate.get) else readerFactory()
+
+  /** Spark 4.3.0's `ParquetPartitionReaderFactory.supportsColumnar` for this result schema. */
+  private def columnar(resultSchema: StructType): Boolean =
+    ParquetUtils.isBatchReadSupportedForSchema(conf, resultSchema) && conf.wholeStageEnabled &&
+      !WholeStageCodegenExec.isTooManyFields(conf, resultSchema)
+
+  private def readerFactory(): PartitionReaderFactory = {
+    // The data columns as Spark's factory reads them (with pushed variant extractions
+    // rewritten, as ParquetScan's private effectiveReadDataSchema; readSchema() appends the
+    // partition columns, which the rewrite leaves alone).
+    val requiredSchema = StructType(readSchema().fields.take(readDataSchema.length))
+    val resultSchema = StructType(readPartitionSchema.fields ++ requiredSchema.fields)
+    val batches = columnar(resultSchema)
+    val caseSensitiveOptions = options.asCaseSensitiveMap.asScala.toMap
+    val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
+      caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> batches.toString), hadoopConf,
+      FooterMetrics.create(sparkSession.sparkContext))
+    new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, conf))
+  }
+
+  /** Pushed aggregates: one row per file from its footer's statistics (readDataSchema is the aggregates'). */
+  private def aggregateReaderFactory(aggregation: Aggregation): PartitionReaderFactory = {
+    val broadcastedConf = sparkSession.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
+    val parquetOptions = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, conf)
+    new FooterAggregateReaderFactory(broadcastedConf, dataSchema, readDataSchema, readPartitionSchema, aggregation,
+      parquetOptions, parquetOptions.datetimeRebaseModeInRead,
+      columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), conf.offHeapColumnVectorEnabled,
+      conf.caseSensitiveAnalysis, FooterInterceptorConf.strict(conf), FooterMetrics.create(sparkSession.sparkContext))
+  }
+
+  override def supportedCustomMetrics(): Array[CustomMetric] =
+    super.supportedCustomMetrics() ++ FooterScanMetrics.supported
+
+  // FileScan names the format after the class ("footerparquet"); keep Spark's "parquet".
+  override def getMetaData(): Map[String, String] = super.getMetaData() + ("Format" -> "parquet")
+}
+
+object FooterParquetScan {
+  def apply(s: ParquetScan): FooterParquetScan = new FooterParquetScan(s.sparkSession, s.hadoopConf, s.fileIndex,
+    s.dataSchema, s.readDataSchema, s.readPartitionSchema, s.pushedFilters, s.options, s.pushedAggregate,
+    s.partitionFilters, s.dataFilters, s.pushedVariantExtractions)
+}

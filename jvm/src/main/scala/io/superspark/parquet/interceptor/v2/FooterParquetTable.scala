@@ -1,0 +1,62 @@
+package io.superspark.parquet.interceptor.v2
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.FileStatus
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.{FileFormat, PartitioningAwareFileIndex}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions
+import org.apache.spark.sql.execution.datasources.v2.parquet.{ParquetScan, ParquetScanBuilder, ParquetTable}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.superspark.parquet.interceptor.FooterInterceptorConf
+
+/**
+ * Spark's DSv2 `ParquetTable` with schema inference (including `mergeSchema`) through the
+ * footer library (`ParquetFooterScan.inferSchema`, as the DSv1 interceptor) and scans built by
+ * [[FooterParquetScanBuilder]]. With `spark.superspark.parquet.footer.read=false` both are
+ * Spark's own.
+ */
+class FooterParquetTable(
+    name: String,
+    sparkSession: SparkSession,
+    options: CaseInsensitiveStringMap,
+    paths: Seq[String],
+    userSpecifiedSchema: Option[StructType],
+    fallbackFileFormat: Class[_ <: FileFormat])
+  extends ParquetTable(name, sparkSession, options, paths, userSpecifiedSchema, fallbackFileFormat) {
+
+  override def inferSchema(files: Seq[FileStatus]): Option[StructType] = {
+    if (FooterInterceptorConf.readEnabled(SQLConf.get)) {
+      ParquetFooterScan.inferSchema(sparkSession, options.asScala.toMap, files)
+    } else {
+      super.inferSchema(files)
+    }
+  }
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ParquetScanBuilder =
+    new FooterParquetScanBuilder(sparkSession, fileIndex, schema, dataSchema, mergedOptions(options))
+}
+
+/**
+ * Spark's `ParquetScanBuilder` (all pushdowns Spark's); `build` returns a [[FooterParquetScan]]
+ * when the read path is on, unless the input is an archive (Spark's reader, as in DSv1).
+ */
+class FooterParquetScanBuilder(
+    sparkSession: SparkSession,
+    fileIndex: PartitioningAwareFileIndex,
+    schema: StructType,
+    dataSchema: StructType,
+    options: CaseInsensitiveStringMap)
+  extends ParquetScanBuilder(sparkSession, fileIndex, schema, dataSchema, options) {
+
+  override def build(): ParquetScan = {
+    val scan = super.build()
+    val sqlConf = SQLConf.get
+    val archive = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sqlConf).archiveFormatEnabled
+    if (FooterInterceptorConf.readEnabled(sqlConf) && !archive) FooterParquetScan(scan) else scan
+  }
+}
