@@ -293,10 +293,15 @@ def test_damaged_extension_falls_back_and_is_counted(spark, tmp_dir):
     s = pi.scan_metrics(scan)
     assert (s["footers_flatbuffer"], s["footers_thrift"], s["fallbacks"]) == (1, 1, 1)
     assert s["decode_ns"] > 0
+    assert_strict_fails(spark, files[0])
+
+
+def assert_strict_fails(spark, damaged_file):
+    """With the strict config, reading a file whose extension is damaged fails, naming it."""
     with conf(spark, **{STRICT.replace(".", "__"): "true"}):
         with pytest.raises(Exception) as e:
-            spark.read.parquet(files[0]).collect()
-        assert os.path.basename(files[0]) in str(e.value)
+            spark.read.parquet(damaged_file).collect()
+        assert os.path.basename(damaged_file) in str(e.value)
         assert "crc" in str(e.value).lower()
 
 

@@ -18,8 +18,9 @@ from pyspark.sql import types as T
 
 from superspark import footer
 from superspark import parquet_interceptor as pi
-from test_parquet_interceptor import (STRICT, classic_only, conf, extensions, flip_flatbuffer_byte,  # noqa: F401
-                                      parquet_files, read_off, rows, typed_frame, uuid_table, write_on)
+from test_parquet_interceptor import (assert_strict_fails, classic_only, conf, extensions,  # noqa: F401
+                                      flip_flatbuffer_byte, parquet_files, read_off, rows, typed_frame,
+                                      uuid_table, write_on)
 
 V1_LIST = "spark.sql.sources.useV1SourceList"
 V1_WITHOUT_PARQUET = "avro,csv,json,kafka,orc,text"
@@ -149,11 +150,7 @@ def test_dsv2_metrics_thrift_and_fallback(spark, tmp_dir):
         assert pi.footer_metrics(spark)["fallbacks"] >= 1  # the scan's accumulators count too
         with read_off(spark):
             assert rows(spark.read.parquet(path).where("g = 3")) == expected
-        with conf(spark, **{STRICT.replace(".", "__"): "true"}):
-            with pytest.raises(Exception) as e:
-                spark.read.parquet(with_ext[0]).collect()
-            assert os.path.basename(with_ext[0]) in str(e.value)
-            assert "crc" in str(e.value).lower()
+        assert_strict_fails(spark, with_ext[0])
 
 
 def test_dsv2_schema_inference_and_merge_schema(spark, tmp_dir):

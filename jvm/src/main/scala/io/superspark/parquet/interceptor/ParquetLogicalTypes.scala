@@ -83,10 +83,15 @@ object ParquetLogicalTypes {
       if (kv.getFieldCount != 2) None else Some((kv.getType(0), kv.getType(1)))
     }
 
-  private def child(g: GroupType, name: String): Option[Type] = {
-    val fields = g.getFields.asScala
-    fields.find(_.getName == name).orElse(fields.find(_.getName.toLowerCase(Locale.ROOT) == name.toLowerCase(Locale.ROOT)))
+  /** A group's fields by name (exact, then case-insensitive, as Spark resolves them). */
+  private final class Children(g: GroupType) {
+    private val fields = g.getFields.asScala
+    private val exact = fields.map(t => t.getName -> t).toMap
+    private lazy val lower = fields.reverseIterator.map(t => t.getName.toLowerCase(Locale.ROOT) -> t).toMap
+    def apply(name: String): Option[Type] = exact.get(name).orElse(lower.get(name.toLowerCase(Locale.ROOT)))
   }
+
+  private def child(g: GroupType, name: String): Option[Type] = new Children(g)(name)
 
   // ---- read: tag the Spark schema from the file schema ----
 
@@ -98,7 +103,8 @@ object ParquetLogicalTypes {
     case BinaryType if isUuid(t) && t.asPrimitiveType.getTypeLength == 16 => Seq(path -> Uuid)
     case StringType if isJson(t) => Seq(path -> Json)
     case s: StructType if !t.isPrimitive =>
-      s.fields.toSeq.flatMap(f => child(t.asGroupType, f.name).toSeq.flatMap(c => tagsIn(f.dataType, c, path :+ f.name)))
+      val children = new Children(t.asGroupType)
+      s.fields.toSeq.flatMap(f => children(f.name).toSeq.flatMap(c => tagsIn(f.dataType, c, path :+ f.name)))
     case a: ArrayType => listElement(t).toSeq.flatMap(e => tagsIn(a.elementType, e, path :+ "element"))
     case m: MapType => mapKeyValue(t).toSeq.flatMap { case (k, v) =>
       tagsIn(m.keyType, k, path :+ "key") ++ tagsIn(m.valueType, v, path :+ "value")
@@ -107,13 +113,16 @@ object ParquetLogicalTypes {
   }
 
   /** Tags the columns that hold UUID or JSON values in `parquet` (at any depth). */
-  def tag(schema: StructType, parquet: GroupType): StructType = StructType(schema.fields.map { f =>
-    child(parquet, f.name).map(t => tagsIn(f.dataType, t, Vector.empty)).getOrElse(Nil) match {
-      case Seq((Seq(), name)) => withMetadata(f, ExtensionNameKey, name)
-      case Seq() => f
-      case nested => withMetadata(f, NestedKey, nestedJson(nested))
-    }
-  })
+  def tag(schema: StructType, parquet: GroupType): StructType = {
+    val children = new Children(parquet)
+    StructType(schema.fields.map { f =>
+      children(f.name).map(t => tagsIn(f.dataType, t, Vector.empty)).getOrElse(Nil) match {
+        case Seq((Seq(), name)) => withMetadata(f, ExtensionNameKey, name)
+        case Seq() => f
+        case nested => withMetadata(f, NestedKey, nestedJson(nested))
+      }
+    })
+  }
 
   private def nestedJson(tags: Seq[(Seq[String], String)]): String = JsonMethods.compact(JArray(tags.toList.map {
     case (path, name) => JObject("path" -> JArray(path.toList.map(JString(_))), "name" -> JString(name),
