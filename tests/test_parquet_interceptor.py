@@ -465,3 +465,20 @@ def test_nested_uuid_of_wrong_length_is_refused(spark, tmp_dir):
     bad = spark.createDataFrame([([uuid.UUID(int=1).bytes, b"short"],)], schema)
     with pytest.raises(Exception, match=r"column ids\.list\.element .*5-byte value; a UUID is 16 bytes"):
         bad.write.parquet(os.path.join(tmp_dir, "bad_nested"))
+
+
+def test_uuid_files_read_with_the_row_based_reader(spark, tmp_dir):
+    """parquet-java's record reader reads the footer again itself; its file schema reaches
+    Spark's converter without the UUID annotations, so the row-based reader reads UUID files
+    (top level and nested) as the vectorized one does."""
+    ids, table = nested_uuid_table()
+    src = os.path.join(tmp_dir, "rows.parquet")
+    pq.write_table(table.append_column("u", pa.ExtensionArray.from_storage(
+        pa.uuid(), pa.array([i.bytes for i in ids[:3]], pa.binary(16)))), src)
+    vectorized = rows(spark.read.parquet(src))
+    with conf(spark, spark__sql__parquet__enableVectorizedReader="false"):
+        df = spark.read.parquet(src)
+        assert rows(df) == vectorized
+        assert rows(df.where("x > 0").select("u", "ids")) == rows(
+            spark.createDataFrame(vectorized).where("x > 0").select("u", "ids"))
+    assert [bytes(r.u) for r in sorted(vectorized, key=lambda r: r.x)] == [i.bytes for i in ids[:3]]

@@ -48,11 +48,15 @@ object ParquetLogicalTypes {
     if (!hasUuid(schema)) md
     else {
       val fm = md.getFileMetaData
-      val stripped = new MessageType(schema.getName, schema.getFields.asScala.map(stripUuid).asJava)
-      new ParquetMetadata(new FileMetaData(stripped, fm.getKeyValueMetaData, fm.getCreatedBy,
+      new ParquetMetadata(new FileMetaData(forSpark(schema), fm.getKeyValueMetaData, fm.getCreatedBy,
         fm.getEncryptionType, fm.getFileDecryptor), md.getBlocks)
     }
   }
+
+  /** A file schema as Spark can read it: UUID annotations dropped. */
+  def forSpark(schema: MessageType): MessageType =
+    if (!hasUuid(schema)) schema
+    else new MessageType(schema.getName, schema.getFields.asScala.map(stripUuid).asJava)
 
   private def stripUuid(t: Type): Type =
     if (isUuid(t)) t.asPrimitiveType.withLogicalTypeAnnotation(null)

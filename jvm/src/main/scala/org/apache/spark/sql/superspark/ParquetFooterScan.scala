@@ -10,6 +10,10 @@ import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.parquet.filter2.compat.FilterCompat
 import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate}
 import org.apache.parquet.hadoop.{Footer, ParquetInputFormat, ParquetRecordReader}
+import org.apache.parquet.hadoop.api.InitContext
+import org.apache.parquet.hadoop.api.ReadSupport.ReadContext
+import org.apache.parquet.io.api.RecordMaterializer
+import org.apache.parquet.schema.MessageType
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -146,8 +150,16 @@ object ParquetFooterScan {
               throw e
           }
         } else {
+          // Ours: parquet-java's record reader reads the footer again and hands the file schema
+          // to the read support, where Spark's converter refuses UUID: it gets it without.
           val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
-            datetimeRebaseSpec, int96RebaseSpec)
+              datetimeRebaseSpec, int96RebaseSpec) {
+            override def init(context: InitContext): ReadContext = super.init(new InitContext(
+              context.getConfiguration, context.getKeyValueMetadata, ParquetLogicalTypes.forSpark(context.getFileSchema)))
+            override def prepareForRead(conf: Configuration, keyValueMetaData: java.util.Map[String, String],
+                fileSchema: MessageType, readContext: ReadContext): RecordMaterializer[InternalRow] =
+              super.prepareForRead(conf, keyValueMetaData, ParquetLogicalTypes.forSpark(fileSchema), readContext)
+          }
           val reader = if (pushed.isDefined && enableRecordFilter) {
             new ParquetRecordReader[InternalRow](readSupport, FilterCompat.get(pushed.get, null))
           } else {
