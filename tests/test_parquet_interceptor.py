@@ -139,6 +139,19 @@ def test_write_off_by_default_and_thrift_files_counted(spark, tmp_dir):
     assert m["footers_flatbuffer"] == 0 and m["footers_thrift"] >= 1 and m["fallbacks"] == 0
 
 
+# Queries over typed_frame: projection, filters (pushdown and row-group pruning by
+# statistics), nested columns, partitions, aggregates, case-insensitive names.
+QUERIES = [
+    lambda t: t.select("id", "s").where("id BETWEEN 100 AND 180"),
+    lambda t: t.where("s = 's77' OR dt < DATE'2020-01-10'").select("id", "dt", "st.b.c"),
+    lambda t: t.where("part = 2 AND d > 3000").select("id", "m", "arr"),
+    lambda t: t.groupBy("part").agg({"dec": "sum", "f": "max", "ts": "min"}),
+    lambda t: t.where("flag").select("st", "bin", "sh", "b"),
+    lambda t: t.select("ID", "S").where("Id < 5"),
+    lambda t: t.where("st.a > 2990 OR i = 3 AND ts > TIMESTAMP'2020-09-13 12:30:00'"),
+]
+
+
 @pytest.mark.parametrize("vectorized", ["true", "false"])
 def test_queries_match_spark(spark, tmp_dir, vectorized):
     """Projection, filters (pushdown + row-group pruning by statistics), nested columns,
@@ -148,20 +161,12 @@ def test_queries_match_spark(spark, tmp_dir, vectorized):
         typed_frame(spark, 3000).repartition(3).write.partitionBy("part").parquet(path)
     files = parquet_files(path)
     assert max(pq.ParquetFile(f).num_row_groups for f in files) > 1
-    queries = [
-        lambda t: t.select("id", "s").where("id BETWEEN 100 AND 180"),
-        lambda t: t.where("s = 's77' OR dt < DATE'2020-01-10'").select("id", "dt", "st.b.c"),
-        lambda t: t.where("part = 2 AND d > 3000").select("id", "m", "arr"),
-        lambda t: t.groupBy("part").agg({"dec": "sum", "f": "max", "ts": "min"}),
-        lambda t: t.where("flag").select("st", "bin", "sh", "b"),
-        lambda t: t.select("ID", "S").where("Id < 5"),
-    ]
     with conf(spark, **{"spark__sql__parquet__enableVectorizedReader": vectorized}):
         pi.reset_footer_metrics(spark)
-        ours = [rows(q(spark.read.parquet(path))) for q in queries]
+        ours = [rows(q(spark.read.parquet(path))) for q in QUERIES]
         assert pi.footer_metrics(spark)["footers_flatbuffer"] > 0
         with read_off(spark):
-            theirs = [rows(q(spark.read.parquet(path))) for q in queries]
+            theirs = [rows(q(spark.read.parquet(path))) for q in QUERIES]
     assert ours == theirs
     assert len(ours[0]) == 81 and all(len(r) > 0 for r in ours)
 

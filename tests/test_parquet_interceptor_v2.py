@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 
 from superspark import footer
 from superspark import parquet_interceptor as pi
-from test_parquet_interceptor import (assert_strict_fails, classic_only, conf, extensions,  # noqa: F401
+from test_parquet_interceptor import (QUERIES, assert_strict_fails, classic_only, conf, extensions,  # noqa: F401
                                       flip_flatbuffer_byte, parquet_files, read_off, rows, typed_frame,
                                       uuid_table, write_on)
 
@@ -48,17 +48,6 @@ def write_typed(spark, path, n=3000, block_size="4096"):
     with write_on(spark), conf(spark, **{"parquet__block__size": block_size}):
         typed_frame(spark, n).repartition(3).write.partitionBy("part").parquet(path)
     assert all(extensions(path))
-
-
-QUERIES = [
-    lambda t: t.select("id", "s").where("id BETWEEN 100 AND 180"),
-    lambda t: t.where("s = 's77' OR dt < DATE'2020-01-10'").select("id", "dt", "st.b.c"),
-    lambda t: t.where("part = 2 AND d > 3000").select("id", "m", "arr"),
-    lambda t: t.groupBy("part").agg({"dec": "sum", "f": "max", "ts": "min"}),
-    lambda t: t.where("flag").select("st", "bin", "sh", "b"),
-    lambda t: t.select("ID", "S").where("Id < 5"),
-    lambda t: t.where("st.a > 2990 OR i = 3 AND ts > TIMESTAMP'2020-09-13 12:30:00'"),
-]
 
 
 def test_dsv2_reads_plan_our_scan(spark, tmp_dir):
