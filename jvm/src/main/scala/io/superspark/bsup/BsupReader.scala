@@ -207,14 +207,9 @@ final class BsupReader(
   }
 
   private def skipBytes(n: Long): Unit = {
-    var left = n
-    while (left > 0) {
-      val s = in.skip(left)
-      if (s <= 0) {
-        if (in.read() < 0) fail(pos, "truncated frame")
-        left -= 1; pos += 1
-      } else { left -= s; pos += s }
-    }
+    val skipped = BsupReader.skipUpTo(in, n)
+    pos += skipped
+    if (skipped < n) fail(pos, "truncated frame")
   }
 
   override def close(): Unit = in.close()
@@ -224,6 +219,18 @@ object BsupReader {
   final val EndOfStream = 0xff
 
   private lazy val lz4 = LZ4Factory.fastestInstance()
+
+  /** Skips `n` bytes of `in`; returns how many it could skip (less than `n` only at its end). */
+  private def skipUpTo(in: InputStream, n: Long): Long = {
+    var left = n
+    while (left > 0) {
+      val s = in.skip(left)
+      if (s > 0) left -= s
+      else if (in.read() >= 0) left -= 1
+      else return n - left
+    }
+    n
+  }
 
   /**
    * The offset of the first stream that starts at or after `from`, walking frame headers
@@ -254,15 +261,11 @@ object BsupReader {
           if (shift > 63) fail(frame, "frame length is a uvarint longer than 10 bytes")
         }
         if (high < 0 || high > (Long.MaxValue >> 5)) fail(frame, "frame length too large")
-        var left = (high << 4) | (code & 0xf)
+        val left = (high << 4) | (code & 0xf)
         if (fileLength >= 0 && pos + left > fileLength) fail(frame, s"frame length $left runs past the end of the file")
-        while (left > 0) {
-          val s = in.skip(left)
-          if (s <= 0) {
-            if (in.read() < 0) fail(pos, "truncated frame")
-            left -= 1; pos += 1
-          } else { left -= s; pos += s }
-        }
+        val skipped = skipUpTo(in, left)
+        pos += skipped
+        if (skipped < left) fail(pos, "truncated frame")
       }
     }
     -1L
