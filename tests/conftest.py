@@ -31,19 +31,16 @@ def tmp_dir(tmp_path):
 
 @pytest.fixture(scope="session")
 def super_cli():
-    """Path of SuperDB's `super` CLI v0.1.0 (the reference implementation), installed by
-    dev/install-super.sh, or $SUPER_BIN; skips with the printed reason when it cannot be had."""
-    import subprocess
-
+    """Path of SuperDB's `super` CLI v0.1.0 (the reference implementation of version 0) from
+    $SUPER_BIN. It cannot be installed here (the Go module proxy refuses v0.1.0), so these
+    live-CLI tests skip unless a binary is given; the files the CLI wrote, in
+    ../shared/interop/superdb, are read by the evidence tests in every run."""
     path = os.environ.get("SUPER_BIN")
-    if path:
-        return path
-    r = subprocess.run([os.path.join(REPO, "dev", "install-super.sh")], capture_output=True, text=True)
-    if r.returncode != 0:
-        reason = "go install failed: " + " ".join(l.strip() for l in r.stderr.strip().splitlines()[-2:])
-        print(f"skipping super interop: {reason}")
-        pytest.skip(f"super CLI v0.1.0 not available: {reason}")
-    return r.stdout.strip().splitlines()[-1]
+    if not path:
+        pytest.skip("SUPER_BIN is not set: no super v0.1.0 binary to run (evidence files are tested instead)")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"SUPER_BIN={path!r} is not an executable file")
+    return path
 
 
 _CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")

@@ -1,7 +1,7 @@
 """Interop with SuperDB's `super` CLI v0.1.0 (the reference implementation of Super Binary
 version 0): files `super` writes read to the expected rows, and files we write read back in
-`super` to the same values. The CLI is installed by dev/install-super.sh (Go module proxy,
-into .tools/go/bin) or taken from $SUPER_BIN; the tests skip, saying why, when neither works."""
+`super` to the same values. The CLI is taken from $SUPER_BIN (it cannot be installed on the
+project machines); the tests skip, saying why, without it."""
 
 import datetime
 import decimal
