@@ -1,20 +1,29 @@
 package io.superspark
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.superspark.SuperSparkSQLConf
+
+import io.superspark.parquet.interceptor.InterceptorVersions
 
 /**
  * The one entry point: `spark.sql.extensions=io.superspark.SuperSparkExtensions`.
  *
- * Registers every SQL function of [[SuperSparkFunctions]] (with its `ExpressionInfo`, so
- * `SHOW FUNCTIONS` and `DESCRIBE FUNCTION EXTENDED` document it) and the planner and
- * optimizer rules of the format features.
+ * Registers superspark's SQL config entries, every SQL function of [[SuperSparkFunctions]] (with
+ * its `ExpressionInfo`, so `SHOW FUNCTIONS` and `DESCRIBE FUNCTION EXTENDED` document it) and,
+ * on the Spark and parquet-java versions the Parquet interceptor supports
+ * ([[InterceptorVersions]]), the interceptor's analyzer and planner rules. On other versions
+ * Parquet is left to Spark entirely (one warning in the log); bsup, the functions and the
+ * Arrow layer work either way.
  */
 class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    SuperSparkSQLConf.register()
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
-    extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
-    extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
-    extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
-    extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
+    if (InterceptorVersions.interceptorEnabled()) {
+      extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
+      extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)
+      extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
+      extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
+    }
   }
 }

@@ -1,20 +1,26 @@
 package io.superspark.parquet.interceptor
 
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.superspark.SuperSparkSQLConf
 
 /**
  * Session configs of the Parquet footer interceptor (read from the session's SQL conf, so
- * `spark.conf.set` and `SET` change them per query). See docs/parquet-interceptor.md.
+ * `spark.conf.set` and `SET` change them per query). They are registered SQL config entries
+ * ([[SuperSparkSQLConf]]): `SET -v` lists them, bad values fail naming the key.
+ * See docs/parquet-interceptor.md.
  */
 object FooterInterceptorConf {
   /** Write the FlatBuffers footer extension into every Parquet file Spark writes. */
-  val WriteKey = "spark.superspark.parquet.footer.write"
+  val WriteKey: String = SuperSparkSQLConf.FooterWrite.key
   /** Decode footers through the footer library (extension when present, Thrift otherwise). */
-  val ReadKey = "spark.superspark.parquet.footer.read"
+  val ReadKey: String = SuperSparkSQLConf.FooterRead.key
   /** Fail on a damaged extension instead of falling back to the Thrift footer. */
-  val StrictKey = "spark.superspark.parquet.footer.strict"
+  val StrictKey: String = SuperSparkSQLConf.FooterStrict.key
+  /** Which footer form Spark writes when the write path is on (`private|intermediate|final`). */
+  val FormKey: String = SuperSparkSQLConf.FooterForm.key
 
-  def writeEnabled(conf: SQLConf): Boolean = conf.getConfString(WriteKey, "false").trim.toBoolean
-  def readEnabled(conf: SQLConf): Boolean = conf.getConfString(ReadKey, "true").trim.toBoolean
-  def strict(conf: SQLConf): Boolean = conf.getConfString(StrictKey, "false").trim.toBoolean
+  def writeEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerWrite(conf)
+  def readEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerRead(conf)
+  def strict(conf: SQLConf): Boolean = SuperSparkSQLConf.footerStrict(conf)
+  def form(conf: SQLConf): String = SuperSparkSQLConf.footerForm(conf)
 }

@@ -1,21 +1,21 @@
 package io.superspark.parquet.interceptor
 
-import java.util.concurrent.ConcurrentLinkedQueue
-
-import scala.jdk.CollectionConverters._
+import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.spark.SparkContext
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
-import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.superspark.TotalingSQLMetric
 
 import io.superspark.parquet.footer.{FooterReadResult, FooterSource}
 
 /**
  * Footer counters of one scan (or one schema inference), as SQL metrics. A scan's counters
  * are the SQL metrics of its [[FooterScanExec]] node, so they show on the scan node of the
- * Spark UI's SQL tab next to Spark's own ("footers read via FlatBuffers", ...). Every set is
- * also registered here, so the driver-wide totals can be queried (`FooterMetrics.snapshot`).
+ * Spark UI's SQL tab next to Spark's own ("footers read via FlatBuffers", ...), and live as
+ * long as the plan does. Every value they receive on the driver also goes to the driver-wide
+ * totals, a fixed set of counters (`FooterMetrics.snapshot`): nothing is kept per scan.
  */
 final class FooterMetrics private (
     val flatBuffer: SQLMetric,
@@ -43,27 +43,31 @@ object FooterMetrics {
   /** The same counters in `snapshot`/`ofPlan` and for Python (decode time in nanoseconds). */
   private val ReportNames = Keys.zip(Seq("footers_flatbuffer", "footers_thrift", "fallbacks", "decode_ns")).toMap
 
-  private val all = new ConcurrentLinkedQueue[FooterMetrics]()
+  /** Driver-wide totals since the last `reset`, one counter per key: bounded whatever the number of scans. */
+  private val flatBufferTotal = new AtomicLong
+  private val thriftTotal = new AtomicLong
+  private val fallbacksTotal = new AtomicLong
+  private val decodeNanosTotal = new AtomicLong
+  private val totals = Keys.zip(Seq(flatBufferTotal, thriftTotal, fallbacksTotal, decodeNanosTotal)).toMap
 
   /** New counters for one scan, registered with the SparkContext (call on the driver). */
-  def create(sc: SparkContext): FooterMetrics = {
-    val m = new FooterMetrics(
-      SQLMetrics.createMetric(sc, "footers read via FlatBuffers"),
-      SQLMetrics.createMetric(sc, "footers read via Thrift"),
-      SQLMetrics.createMetric(sc, "footer extension fallbacks"),
-      SQLMetrics.createNanoTimingMetric(sc, "footer decode time"))
-    all.add(m)
-    m
-  }
+  def create(sc: SparkContext): FooterMetrics = new FooterMetrics(
+    TotalingSQLMetric.sum(sc, "footers read via FlatBuffers", flatBufferTotal),
+    TotalingSQLMetric.sum(sc, "footers read via Thrift", thriftTotal),
+    TotalingSQLMetric.sum(sc, "footer extension fallbacks", fallbacksTotal),
+    TotalingSQLMetric.nanoTiming(sc, "footer decode time", decodeNanosTotal))
 
-  private def totals(ms: Seq[FooterMetrics]): Map[String, Long] =
-    Keys.map(k => ReportNames(k) -> ms.map(_.sqlMetrics(k).value).sum).toMap
-
-  /** Totals over every scan and schema inference since the last `reset` (decode time in ns). */
-  def snapshot(): Map[String, Long] = totals(all.asScala.toSeq)
+  /**
+   * Totals over every scan and schema inference of the driver since the last `reset` (decode
+   * time in ns). Task updates count once their task has finished.
+   */
+  def snapshot(): Map[String, Long] = Keys.map(k => ReportNames(k) -> totals(k).get).toMap
 
   /** The footer metrics of the scan nodes of an executed plan (AQE stages and subqueries too). */
-  def ofPlan(plan: SparkPlan): Map[String, Long] = totals(PlanWalker.footerScans(plan).map(_.footerMetrics))
+  def ofPlan(plan: SparkPlan): Map[String, Long] = {
+    val scans = PlanWalker.footerScans(plan).map(_.footerMetrics)
+    Keys.map(k => ReportNames(k) -> scans.map(_.sqlMetrics(k).value).sum).toMap
+  }
 
   def snapshotJson(): String = toJson(snapshot())
 
@@ -72,7 +76,7 @@ object FooterMetrics {
   private def toJson(m: Map[String, Long]): String =
     Keys.map(ReportNames).map(k => s""""$k": ${m(k)}""").mkString("{", ", ", "}")
 
-  def reset(): Unit = all.clear()
+  def reset(): Unit = totals.values.foreach(_.set(0))
 
   private object PlanWalker extends AdaptiveSparkPlanHelper {
     def footerScans(plan: SparkPlan): Seq[FooterScanExec] = collectWithSubqueries(plan) { case s: FooterScanExec => s }

@@ -29,6 +29,12 @@ import org.apache.spark.util.{SerializableConfiguration, Utils}
 
 import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterOpener, OpenedFooter, ParquetLogicalTypes}
 
+// Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
+// datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues`,
+// `setupHadoopConf`, `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala
+// (`inferSchema`'s file choice). Correct for Spark 4.3.x only: on any other version the
+// extension does not install the interceptor (io.superspark.parquet.interceptor.InterceptorVersions).
+
 /**
  * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
  * Spark's `ParquetFileFormat.buildReaderWithPartitionValues` and `ParquetUtils.inferSchema`

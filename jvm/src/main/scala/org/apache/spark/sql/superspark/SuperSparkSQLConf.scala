@@ -1,0 +1,55 @@
+package org.apache.spark.sql.superspark
+
+import java.util.Locale
+
+import org.apache.spark.internal.config.{ConfigBuilder, ConfigEntry}
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * superspark's settings as registered SQL configuration entries (Spark's `SQLConf.buildConf`,
+ * as Delta's `DeltaSQLConf` does): `SET -v` lists them with their docs and defaults, and a bad
+ * value fails with Spark's error naming the key. `ConfigBuilder`/`ConfigEntry` are
+ * `private[spark]`, hence this package; the rest of superspark reads them through
+ * `io.superspark.parquet.interceptor.FooterInterceptorConf`.
+ *
+ * Entries register when this object is first used; [[SuperSparkSQLConf.register]] (called by
+ * the extension) makes that happen before the session's conf is set.
+ */
+object SuperSparkSQLConf {
+  private val Since = "0.1.0"
+
+  /** A new entry, registered in Spark's SQL conf as it is created. */
+  private def entry[T](key: String)(build: ConfigBuilder => ConfigEntry[T]): ConfigEntry[T] = build(SQLConf.buildConf(key))
+
+  val FooterRead: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.read")(
+    _.doc("Decode Parquet footers through superspark's footer library: the FlatBuffers footer " +
+      "extension when a file has a sound one (projected to the task's columns and row groups), the " +
+      "Thrift footer otherwise. false: Spark's own Parquet code, unchanged. Has no effect when the " +
+      "interceptor is off for this Spark/parquet-java version (see docs/parquet-interceptor.md).")
+      .version(Since).booleanConf.createWithDefault(true))
+
+  val FooterWrite: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.write")(
+    _.doc("Write the FlatBuffers footer extension into every Parquet file Spark writes.")
+      .version(Since).booleanConf.createWithDefault(false))
+
+  val FooterStrict: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.strict")(
+    _.doc("Fail a read on a damaged footer extension (CRC, size or structure check fails) with an error " +
+      "naming the file and byte offset, instead of falling back to the Thrift footer.")
+      .version(Since).booleanConf.createWithDefault(false))
+
+  val FooterFormValues: Seq[String] = Seq("private", "intermediate", "final")
+
+  val FooterForm: ConfigEntry[String] = entry[String]("spark.superspark.parquet.footer.form")(
+    _.doc("Which footer form Spark writes when spark.superspark.parquet.footer.write is true: " +
+      FooterFormValues.mkString(", ") + ".")
+      .version(Since).stringConf.transform(_.trim.toLowerCase(Locale.ROOT))
+      .checkValues(FooterFormValues.toSet).createWithDefault("private"))
+
+  /** Makes sure the entries are registered (initializes this object). */
+  def register(): Unit = ()
+
+  def footerRead(conf: SQLConf): Boolean = conf.getConf(FooterRead)
+  def footerWrite(conf: SQLConf): Boolean = conf.getConf(FooterWrite)
+  def footerStrict(conf: SQLConf): Boolean = conf.getConf(FooterStrict)
+  def footerForm(conf: SQLConf): String = conf.getConf(FooterForm)
+}
