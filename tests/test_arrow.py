@@ -70,7 +70,13 @@ def test_variant_storage_is_validated():
 
 _GUARD_SCRIPT = textwrap.dedent("""
     import sys, pyarrow as pa, pyarrow.parquet as pq, pyarrow.dataset as ds
+    originals = (pq.ParquetWriter.__init__, pq.ParquetWriter.write_table, ds.write_dataset)
     import superspark.arrow as sa
+    from superspark.arrow._guard import guard_active
+    def current():
+        return (pq.ParquetWriter.__init__, pq.ParquetWriter.write_table, ds.write_dataset)
+    # Importing superspark.arrow changes nothing in pyarrow's writers.
+    assert current() == originals and not guard_active()
     out = sys.argv[1]
     st = pa.array([{"metadata": b"\\x01\\x00\\x00", "value": b"\\x0c\\x01"}, None],
                   sa.VARIANT_STORAGE)
@@ -81,9 +87,18 @@ _GUARD_SCRIPT = textwrap.dedent("""
         [pa.ExtensionArray.from_storage(sa.variant(), t.column("s").chunk(0).field("v"))],
         ["v"], mask=t.column("s").chunk(0).is_null())
     t = t.set_column(1, "s", nested)
-    pq.write_table(t, out + "/a.parquet")
-    with pq.ParquetWriter(out + "/b.parquet", t.schema) as w:
-        w.write_batch(t.to_batches()[0])
+    with sa.parquet_variant_guard():  # a scoped guard (nested blocks too)
+        with sa.parquet_variant_guard():
+            pq.write_table(t, out + "/a.parquet")
+        assert guard_active()
+        with pq.ParquetWriter(out + "/b.parquet", t.schema) as w:
+            w.write_batch(t.to_batches()[0])
+    assert current() == originals and not guard_active()  # pyarrow's own functions are back
+    sa.install_parquet_variant_guard()  # for good
+    sa.install_parquet_variant_guard()
+    with sa.parquet_variant_guard():
+        pass
+    assert guard_active() and current() != originals
     ds.write_dataset(t, out + "/ds", format="parquet")
     pq.write_to_dataset(t, out + "/wtd")
     import base64

@@ -1,8 +1,10 @@
 """Arrow canonical extension types across Spark <-> Arrow.
 
 Importing this module registers all seven canonical types in pyarrow (see
-:func:`register`) and guards pyarrow 26's Parquet writer against
-``arrow.parquet.variant`` (see :mod:`superspark.arrow._guard`). Reference: docs/arrow.md.
+:func:`register`); it changes nothing else in pyarrow. pyarrow 26's Parquet writer crashes
+on a registered ``arrow.parquet.variant``: guard it explicitly with
+:func:`install_parquet_variant_guard` (whole process) or ``with parquet_variant_guard():``
+(a block). Reference: docs/arrow.md.
 
     >>> import pyarrow as pa, superspark.arrow as sa
     >>> t = sa.to_arrow(df)                      # Spark -> Arrow, canonical types kept
@@ -12,6 +14,7 @@ Importing this module registers all seven canonical types in pyarrow (see
 
 from superspark.arrow._convert import (
     METADATA_KEY, NAME_KEY, STORAGE_KEY, from_arrow, to_arrow)
+from superspark.arrow._guard import install_parquet_variant_guard, parquet_variant_guard
 from superspark.arrow._nested import NESTED_KEY
 from superspark.arrow._parquet import arrow_schema_of, read_parquet
 from superspark.arrow._spark import (
@@ -32,6 +35,7 @@ __all__ = [
     "Identity", "ExtensionTypeError", "CANONICAL_NAMES", "UUID", "JSON", "BOOL8", "OPAQUE",
     "FIXED_SHAPE_TENSOR", "VARIABLE_SHAPE_TENSOR", "VARIANT", "VARIANT_STORAGE",
     "NAME_KEY", "METADATA_KEY", "STORAGE_KEY", "NESTED_KEY",
+    "install_parquet_variant_guard", "parquet_variant_guard",
 ]
 
 register()

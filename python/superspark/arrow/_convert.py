@@ -22,7 +22,9 @@ import pyarrow.compute as pc
 
 from superspark.arrow import _nested as N
 from superspark.arrow import _types as T
+from superspark.arrow._spark_layout import SPARK_VARIANT, is_spark_variant, sparkable_type, spark_variant
 from superspark.arrow._storage import conform, conform_chunked
+from superspark.arrow._super import SUPER_TYPE_KEY, spark_storage, super_column
 from superspark.arrow._types import ExtensionTypeError, Identity
 
 NAME_KEY = "arrow.extension.name"
@@ -125,18 +127,11 @@ def _auto_variants(t: pa.DataType) -> pa.DataType:
         return t
     out = []
     for f in fields:
-        if _is_spark_variant(f.type):
+        if is_spark_variant(f.type):
             out.append(f.with_type(T.variant()))
         else:
             out.append(f.with_type(_auto_variants(f.type)))
     return N.with_children(t, out)
-
-
-def _is_spark_variant(t: pa.DataType) -> bool:
-    if not pa.types.is_struct(t) or t.get_field_index("metadata") < 0:
-        return False
-    md = t.field("metadata").metadata or {}
-    return md.get(b"variant") == b"true"
 
 
 def nested_full_type(n: Nested, raw: pa.DataType) -> pa.DataType:
@@ -244,9 +239,6 @@ def _collect(df):
                                   timezone="UTC", prefers_large_types=large), cast_needed
 
 
-from superspark.arrow._super import SUPER_TYPE_KEY, spark_storage, super_column  # noqa: E402
-
-
 def to_arrow(df) -> pa.Table:
     """Collects a Spark DataFrame as a ``pyarrow.Table`` with canonical extension types.
 
@@ -300,61 +292,6 @@ def to_arrow(df) -> pa.Table:
 # --------------------------------------------------------------------------------------
 # Arrow -> Spark
 
-#: Spark's Arrow layout of VariantType (what createDataFrame recognizes as variant).
-_SPARK_VARIANT = pa.struct([
-    pa.field("value", pa.binary(), nullable=False),
-    pa.field("metadata", pa.binary(), nullable=False, metadata={"variant": "true"}),
-])
-
-_VARIANT_NULL = b"\x00"  # variant-encoded null (basic type primitive, id 0)
-_EMPTY_VARIANT_METADATA = b"\x01\x00\x00"
-
-
-def _spark_variant(storage: pa.Array) -> pa.Array:
-    def child(name, fill):
-        c = storage.field(name)
-        if pa.types.is_dictionary(c.type):
-            c = c.dictionary_decode()
-        if pa.types.is_run_end_encoded(c.type):
-            c = pc.run_end_decode(c)
-        if c.type != pa.binary():
-            c = c.cast(pa.binary())
-        if c.null_count:
-            c = pc.fill_null(c, pa.scalar(fill, pa.binary()))
-        return c
-
-    value, meta = child("value", _VARIANT_NULL), child("metadata", _EMPTY_VARIANT_METADATA)
-    if storage.offset == 0:
-        return pa.Array.from_buffers(_SPARK_VARIANT, len(storage), storage.buffers()[:1],
-                                     storage.null_count, 0, [value, meta])
-    mask = storage.is_null() if storage.null_count else None
-    return pa.StructArray.from_arrays([value, meta], fields=list(_SPARK_VARIANT), mask=mask)
-
-
-def _sparkable_type(t: pa.DataType) -> pa.DataType:
-    """A type Spark's Arrow reader accepts for ``t`` (views -> non-view, recursively)."""
-    if isinstance(t, pa.BaseExtensionType):
-        raise ExtensionTypeError(f"nested extension type {t} inside the storage of another "
-                                 "extension type is not supported")
-    if t == pa.string_view():
-        return pa.string()
-    if t == pa.binary_view():
-        return pa.binary()
-    if pa.types.is_struct(t):
-        return pa.struct([f.with_type(_sparkable_type(f.type)) for f in t])
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        vf = t.value_field
-        new = vf.with_type(_sparkable_type(vf.type))
-        if pa.types.is_fixed_size_list(t):
-            return pa.list_(new, t.list_size)
-        return pa.large_list(new) if pa.types.is_large_list(t) else pa.list_(new)
-    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        return pa.list_(t.value_field.with_type(_sparkable_type(t.value_type)))
-    if pa.types.is_map(t):
-        return pa.map_(_sparkable_type(t.key_type), _sparkable_type(t.item_type))
-    return t
-
-
 def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray:
     chunks = [c.storage if isinstance(c, pa.ExtensionArray) else c for c in col.chunks]
     if ident.name == T.BOOL8:
@@ -363,9 +300,9 @@ def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray
     if ident.name == T.VARIANT:
         names = {ident.storage.field(i).name for i in range(ident.storage.num_fields)}
         if names == {"metadata", "value"}:
-            return pa.chunked_array([_spark_variant(c) for c in chunks], _SPARK_VARIANT)
+            return pa.chunked_array([spark_variant(c) for c in chunks], SPARK_VARIANT)
         # Shredded: Spark has no Arrow path to VariantType for it; keep the struct, tagged.
-    target = _sparkable_type(ident.storage)
+    target = sparkable_type(ident.storage)
     return pa.chunked_array([conform(c, target) if c.type != target else c for c in chunks],
                             target)
 
@@ -402,7 +339,7 @@ def from_arrow(spark, table: pa.Table):
                 col = pa.chunked_array([N.to_spark(c, f.type) for c in col.chunks],
                                        N.spark_type(f.type))
             elif ident is None:
-                target = _sparkable_type(f.type)
+                target = sparkable_type(f.type)
                 if target != f.type:
                     col = conform_chunked(col, target)
                 md = {}

@@ -1,28 +1,32 @@
 """Keeps registered ``arrow.parquet.variant`` columns away from pyarrow 26's Parquet writer.
 
 pyarrow 26.0.1's Parquet writer (``pq.write_table``, ``pq.ParquetWriter``,
-``pyarrow.dataset.write_dataset`` with Parquet format) crashes the process (segfault) on any
-column whose type is a Python-registered ``arrow.parquet.variant``: Arrow C++ treats that
-name as its own internal variant type. Once :func:`install` has run (importing
-``superspark.arrow`` does it), those entry points first turn every :class:`VariantType`
-into its storage struct carrying ``ARROW:extension:name`` field metadata: the same bytes a
-process without the registration would write. The data is not copied; the file keeps the
-identity in its ``ARROW:schema`` (pyarrow reads the column back as ``arrow.parquet.variant``)
-but has no Parquet ``VARIANT`` logical type: write through Spark for that.
+``pyarrow.dataset.write_dataset`` with Parquet format, ``pq.write_to_dataset``) crashes the
+process (segfault) on any column whose type is a Python-registered ``arrow.parquet.variant``:
+Arrow C++ treats that name as its own internal variant type. While the guard is on, those
+entry points first turn every :class:`VariantType` into its storage struct carrying
+``ARROW:extension:name`` field metadata: the same bytes a process without the registration
+would write. The data is not copied; the file keeps the identity in its ``ARROW:schema``
+(pyarrow reads the column back as ``arrow.parquet.variant``) but has no Parquet ``VARIANT``
+logical type: write through Spark for that.
+
+The guard changes pyarrow's own functions for the whole process, so it is never switched on
+by importing ``superspark.arrow``: :func:`install_parquet_variant_guard` turns it on for good,
+:func:`parquet_variant_guard` for a ``with`` block (pyarrow's functions are restored when the
+last block exits, unless it was installed for good).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 import pyarrow as pa
 
-_INSTALLED = False
-
+from superspark.arrow._types import VariantType
 
 def _is_variant(t: pa.DataType) -> bool:
-    from superspark.arrow._types import VariantType
-
     return isinstance(t, VariantType)
 
 
@@ -126,16 +130,20 @@ def _is_parquet_format(fmt) -> bool:
     return type(fmt).__name__ == "ParquetFileFormat"
 
 
-def install() -> None:
-    """Wraps the Parquet write entry points (idempotent)."""
-    global _INSTALLED
-    if _INSTALLED:
-        return
+_lock = threading.RLock()
+_originals = None  # (ParquetWriter.__init__, ParquetWriter.write_table, ds.write_dataset) while on
+_scopes = 0  # open parquet_variant_guard() blocks
+_permanent = False  # install_parquet_variant_guard() was called
+
+
+def _patch() -> None:
+    global _originals
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
     writer = pq.ParquetWriter
     orig_init, orig_write_table = writer.__init__, writer.write_table
+    orig_write_dataset = ds.write_dataset
 
     @functools.wraps(orig_init)
     def __init__(self, where, schema, *args, **kwargs):
@@ -144,11 +152,6 @@ def install() -> None:
     @functools.wraps(orig_write_table)
     def write_table(self, table, *args, **kwargs):
         return orig_write_table(self, strip(table), *args, **kwargs)
-
-    writer.__init__ = __init__
-    writer.write_table = write_table
-
-    orig_write_dataset = ds.write_dataset
 
     @functools.wraps(orig_write_dataset)
     def write_dataset(data, base_dir, *args, **kwargs):
@@ -159,5 +162,55 @@ def install() -> None:
             data = _strip_any(data, schema)
         return orig_write_dataset(data, base_dir, *args, **kwargs)
 
+    writer.__init__ = __init__
+    writer.write_table = write_table
     ds.write_dataset = write_dataset
-    _INSTALLED = True
+    _originals = (orig_init, orig_write_table, orig_write_dataset)
+
+
+def _unpatch() -> None:
+    global _originals
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    orig_init, orig_write_table, orig_write_dataset = _originals
+    pq.ParquetWriter.__init__ = orig_init
+    pq.ParquetWriter.write_table = orig_write_table
+    ds.write_dataset = orig_write_dataset
+    _originals = None
+
+
+def guard_active() -> bool:
+    """True while pyarrow's Parquet writers are guarded."""
+    return _originals is not None
+
+
+def install_parquet_variant_guard() -> None:
+    """Guards pyarrow's Parquet writers for the rest of the process (idempotent): wraps
+    ``pq.ParquetWriter.__init__``/``write_table`` (so ``pq.write_table`` too) and
+    ``pyarrow.dataset.write_dataset`` (so ``pq.write_to_dataset`` too)."""
+    global _permanent
+    with _lock:
+        if _originals is None:
+            _patch()
+        _permanent = True
+
+
+@contextlib.contextmanager
+def parquet_variant_guard():
+    """Guards pyarrow's Parquet writers inside a ``with`` block; nested blocks are fine.
+    pyarrow's own functions are back when the last block exits (unless
+    :func:`install_parquet_variant_guard` was called). The functions are process-wide, so
+    other threads writing Parquet meanwhile are guarded too."""
+    global _scopes
+    with _lock:
+        if _originals is None:
+            _patch()
+        _scopes += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _scopes -= 1
+            if _scopes == 0 and not _permanent:
+                _unpatch()

@@ -25,6 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from superspark.arrow import _types as T
+from superspark.arrow._spark_layout import SPARK_VARIANT, sparkable_type, spark_variant
+from superspark.arrow._storage import conform
 from superspark.arrow._types import ExtensionTypeError, Identity
 
 NESTED_KEY = "arrow.extension.nested"
@@ -205,19 +207,12 @@ def derive_storage(raw: pa.DataType, entries: list, storage_of) -> pa.DataType:
 # Arrow -> Spark for types with extension types anywhere
 
 
-def _variant_spark():
-    from superspark.arrow._convert import _SPARK_VARIANT
-    return _SPARK_VARIANT
-
-
 def _ext_spark_type(ident: Identity, bool8_storage: bool = False) -> pa.DataType:
-    from superspark.arrow._convert import _sparkable_type
-
     if ident.name == T.BOOL8 and not bool8_storage:
         return pa.bool_()
     if ident.name == T.VARIANT and {f.name for f in ident.storage} == {"metadata", "value"}:
-        return _variant_spark()
-    return _sparkable_type(ident.storage)
+        return SPARK_VARIANT
+    return sparkable_type(ident.storage)
 
 
 def spark_type(t: pa.DataType, bool8_storage: bool = False) -> pa.DataType:
@@ -247,24 +242,19 @@ def has_nested(t: pa.DataType, name: str) -> bool:
 
 
 def _ext_to_spark(arr: pa.Array, ident: Identity) -> pa.Array:
-    from superspark.arrow._convert import _spark_variant
-    from superspark.arrow._storage import conform
-
     if isinstance(arr, pa.ExtensionArray):
         arr = arr.storage
     if ident.name == T.BOOL8:
         return pc.not_equal(arr, pa.scalar(0, arr.type))
     target = _ext_spark_type(ident)
-    if target == _variant_spark():
-        return _spark_variant(arr)
+    if target == SPARK_VARIANT:
+        return spark_variant(arr)
     return conform(arr, target)
 
 
 def to_spark(arr: pa.Array, t: pa.DataType) -> pa.Array:
     """``arr`` (of type ``t``) in the layout of ``spark_type(t)``; buffers of containers are
     reused, only nested extension values that Spark holds differently are converted."""
-    from superspark.arrow._storage import conform
-
     fields = child_fields(t)
     if not fields or not has_nested_extension(t):
         return arr

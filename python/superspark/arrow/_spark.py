@@ -9,9 +9,10 @@ import pyarrow as pa
 from superspark.arrow import _types as T
 from superspark.arrow import _nested as N
 from superspark.arrow._convert import (
-    METADATA_KEY, NAME_KEY, STORAGE_KEY, Nested, _col_error, _identity_from_spark,
-    _nested_from_spark, _sparkable_type, _SPARK_VARIANT, _spark_variant, _derive_storage,
+    METADATA_KEY, NAME_KEY, STORAGE_KEY, Nested, _col_error, _identity_from_spark, _to_arrow_column,
+    _nested_from_spark, _derive_storage,
     decode_storage, nested_full_type, nested_metadata, spark_metadata)
+from superspark.arrow._spark_layout import SPARK_VARIANT, sparkable_type, spark_variant
 from superspark.arrow._storage import conform
 from superspark.arrow._types import ExtensionTypeError, Identity
 
@@ -91,7 +92,7 @@ def _expected_spark_type(ident):
         return BooleanType()
     if ident.name == T.VARIANT and {f.name for f in ident.storage} == {"metadata", "value"}:
         return VariantType()
-    return from_arrow_type(_sparkable_type(ident.storage))
+    return from_arrow_type(sparkable_type(ident.storage))
 
 
 def with_arrow_types(df, types: Dict[str, pa.DataType]):
@@ -173,14 +174,12 @@ def _unwrap_column(c: pa.Array, tf: pa.Field, ident) -> pa.Array:
                     else _derive_storage(ident, c.type))
     elif N.has_nested_extension(c.type):
         c = N.to_spark(c, c.type)
-    if tf.type == _SPARK_VARIANT and c.type != _SPARK_VARIANT:
-        return _spark_variant(c)
+    if tf.type == SPARK_VARIANT and c.type != SPARK_VARIANT:
+        return spark_variant(c)
     return conform(c, tf.type)
 
 
 def _wrap_table(table: pa.Table, idents) -> pa.Table:
-    from superspark.arrow._convert import _to_arrow_column
-
     fields, cols = [], []
     for i, f in enumerate(table.schema):
         col = table.column(i)
@@ -417,8 +416,6 @@ def arrow_type_of(df, name: str) -> pa.DataType:
     ``arrow.parquet.variant``), e.g. to declare the argument types of :func:`arrow_udf`."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import StructType
-
-    from superspark.arrow._convert import _to_arrow_column
 
     field = df.schema[name]
     raw = to_arrow_schema(StructType([field]), error_on_duplicated_field_names_in_struct=True,

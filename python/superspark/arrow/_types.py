@@ -267,13 +267,11 @@ def register() -> None:
 
     Five are pyarrow built-ins (``pa.uuid()``, ``pa.json_()``, ``pa.bool8()``,
     ``pa.opaque(...)``, ``pa.fixed_shape_tensor(...)``) and ``arrow.variable_shape_tensor`` is
-    registered by Arrow C++; this registers :class:`VariantType` for ``arrow.parquet.variant``
-    and installs the Parquet write guard (see :mod:`superspark.arrow._guard`).
+    registered by Arrow C++; this registers :class:`VariantType` for ``arrow.parquet.variant``.
+    pyarrow 26's Parquet writer crashes on that registered type: see
+    :func:`superspark.arrow.parquet_variant_guard`.
     """
-    from superspark.arrow import _guard
-
     try:
         pa.register_extension_type(VariantType())
     except pa.ArrowKeyError:
         pass  # already registered (by us, on re-import)
-    _guard.install()
