@@ -1,0 +1,218 @@
+"""superspark on a real cluster: a standalone master and two workers on loopback, each in its
+own JVM, the jar shipped to the executors through ``spark.jars`` (as ``superspark.session``
+sets it). Guards against code that only works on the driver (or only in local mode, where
+tasks share the driver's JVM and classes).
+
+The driver runs in a subprocess (``_APP`` below), so its SparkContext never shares a Python
+process with the ``spark`` fixture of the other tests. Every JVM started here carries a unique
+``-Dsuperspark.cluster.test=<token>`` and is checked gone at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+import uuid
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_APP = textwrap.dedent("""
+    import json, os, sys, time, uuid
+    import pyarrow as pa
+    import superspark
+    import superspark.arrow as sa
+    from superspark import parquet_interceptor as pi
+    from pyspark.sql import functions as F
+
+    master, out = sys.argv[1], sys.argv[2]
+    spark = superspark.session("superspark-cluster-test", master=master, **{
+        "spark.executor.memory": "512m", "spark.executor.cores": "1", "spark.cores.max": "2",
+        "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+        "spark.executor.extraJavaOptions": "-Dsuperspark.cluster.test=" + os.environ["CLUSTER_TOKEN"],
+    })
+    sc = spark.sparkContext
+    sc.setLogLevel("ERROR")
+    result = {}
+    # Both executors registered (driver + 2 in the block manager list), bounded wait.
+    deadline = time.time() + 60
+    while sc._jsc.sc().getExecutorMemoryStatus().size() < 3 and time.time() < deadline:
+        time.sleep(0.5)
+    result["executors"] = sc._jsc.sc().getExecutorMemoryStatus().size() - 1
+    assert superspark.jar_path() in spark.conf.get("spark.jars")
+
+    # 1. bsup write and read, 4 tasks spread over the executors.
+    src = spark.range(200).repartition(4).selectExpr(
+        "id", "concat('v', id) AS s", "CAST(id AS DOUBLE) / 4 AS d", "array(id, id + 1) AS a")
+    src.write.format("bsup").save(out + "/bsup")
+    back = spark.read.format("bsup").load(out + "/bsup")
+    result["bsup_schema"] = back.schema.simpleString()
+    result["bsup_rows"] = sorted(tuple([r.id, r.s, r.d, list(r.a)]) for r in back.collect())
+
+    # 2. sb_decode(sb_encode(x)) evaluated in the executors.
+    dec = spark.range(100).repartition(4).selectExpr(
+        "id", "sb_decode(sb_encode(named_struct('n', id * 3, 't', concat('x', id))), 'n BIGINT, t STRING') AS v")
+    result["sb_decode"] = sorted((r.id, r.v.n, r.v.t) for r in dec.collect())
+
+    # 3. Footer write (UUID column), read with scan metrics, to_arrow of the UUID column.
+    ids = [uuid.UUID(int=(i * 0x9E3779B97F4A7C15) % (1 << 128)) for i in range(60)]
+    df = spark.createDataFrame([(i, u.bytes) for i, u in enumerate(ids)], "i INT, u BINARY")
+    df = df.select("i", sa.with_arrow_type("u", pa.uuid())).repartition(3)
+    spark.conf.set("spark.superspark.parquet.footer.write", "true")
+    df.write.parquet(out + "/pq")
+    spark.conf.unset("spark.superspark.parquet.footer.write")
+    files = sorted(os.path.join(out, "pq", f) for f in os.listdir(out + "/pq") if f.endswith(".parquet"))
+    from superspark import footer
+    result["verify"] = sorted(r["status"] for r in footer.verify(files))
+    pi.reset_footer_metrics(spark)
+    q = spark.read.parquet(out + "/pq").where("i >= 10")
+    rows = q.collect()
+    result["read_rows"] = sorted([r.i, bytes(r.u) == ids[r.i].bytes] for r in rows)
+    result["scan_metrics"] = pi.scan_metrics(q)
+    result["footer_totals"] = pi.footer_metrics(spark)
+    result["files"] = len(files)
+    t = sa.to_arrow(spark.read.parquet(out + "/pq").orderBy("i"))
+    result["arrow_type"] = str(t.schema.field("u").type)
+    result["arrow_uuids"] = [str(u) for u in t.column("u").to_pylist()] == [str(u) for u in ids]
+    spark.stop()
+    print("RESULT " + json.dumps(result), flush=True)
+""")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pids_with(token: str):
+    pids = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    pids.append(int(p))
+        except OSError:
+            pass
+    return pids
+
+
+def _wait(cond, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def _alive_workers(webui: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
+            return int(json.load(r).get("aliveworkers", 0))
+    except OSError:
+        return -1
+
+
+@pytest.fixture
+def standalone_cluster(tmp_path):
+    """A standalone master and two workers (1 core, 1 GiB each) on 127.0.0.1; yields the
+    master URL and the token its JVMs carry; stops them all afterwards."""
+    import pyspark
+
+    spark_home = os.path.dirname(pyspark.__file__)
+    token = uuid.uuid4().hex
+    port, webui = _free_port(), _free_port()
+    env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOCAL_IP="127.0.0.1", SPARK_DAEMON_MEMORY="256m",
+               SPARK_DAEMON_JAVA_OPTS=f"-Dsuperspark.cluster.test={token}",
+               SPARK_LOG_DIR=str(tmp_path / "logs"), PYSPARK_PYTHON=sys.executable)
+    spark_class = os.path.join(spark_home, "bin", "spark-class")
+    procs, logs = [], []
+
+    def start(name, *args):
+        log = open(tmp_path / f"{name}.log", "wb")
+        logs.append((name, tmp_path / f"{name}.log", log))
+        procs.append(subprocess.Popen([spark_class, *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                      start_new_session=True))
+
+    def tails():
+        return "\n".join(f"--- {n}\n" + p.read_text(errors="replace")[-1500:] for n, p, _ in logs)
+
+    url = f"spark://127.0.0.1:{port}"
+    try:
+        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
+              "--webui-port", str(webui))
+        _wait(lambda: _alive_workers(webui) >= 0, 60, "the master")
+        for n in (1, 2):
+            work = tmp_path / f"work{n}"
+            work.mkdir()
+            start(f"worker{n}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
+                  "--memory", "1g", "--webui-port", str(_free_port()), "--work-dir", str(work), url)
+        try:
+            _wait(lambda: _alive_workers(webui) == 2, 60, "two workers")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{tails()}") from None
+        yield url, token, tails
+    finally:
+        for p in reversed(procs):  # workers first: they stop their executors
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=10)
+        for _, _, f in logs:
+            f.close()
+        deadline = time.time() + 20
+        while _pids_with(token) and time.time() < deadline:
+            time.sleep(0.5)
+        stray = _pids_with(token)
+        for pid in stray:
+            os.kill(pid, signal.SIGKILL)
+        assert not stray, f"JVMs left running after the cluster stopped: {stray}"
+
+
+def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
+    url, token, tails = standalone_cluster
+    began = time.monotonic()
+    out = tmp_path / "data"
+    out.mkdir()
+    env = dict(os.environ, CLUSTER_TOKEN=token, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
+               PYTHONPATH=os.pathsep.join(filter(None, [os.path.join(REPO, "python"), os.environ.get("PYTHONPATH")])))
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    r = subprocess.run([sys.executable, "-c", _APP, url, str(out)], env=env, capture_output=True, text=True,
+                       timeout=240)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
+    res = json.loads(lines[0][len("RESULT "):])
+    print(f"cluster app: {time.monotonic() - began:.1f}s")
+
+    assert res["executors"] == 2
+    # Each executor fetched the jar from the driver (spark.jars) into its work directory.
+    shipped = sorted(str(p.relative_to(tmp_path)).split(os.sep)[0]
+                     for p in tmp_path.glob("work*/app-*/*/superspark_2.13-*.jar"))
+    assert shipped == ["work1", "work2"], shipped
+    assert res["bsup_schema"] == "struct<id:bigint,s:string,d:double,a:array<bigint>>"
+    assert res["bsup_rows"] == [[i, f"v{i}", i / 4, [i, i + 1]] for i in range(200)]
+    assert res["sb_decode"] == [[i, i * 3, f"x{i}"] for i in range(100)]
+    assert res["files"] == 3 and res["verify"] == ["valid"] * 3
+    assert res["read_rows"] == [[i, True] for i in range(10, 60)]
+    m = res["scan_metrics"]
+    assert m["footers_flatbuffer"] == 3 and m["footers_thrift"] == 0 and m["fallbacks"] == 0 and m["decode_ns"] > 0
+    # The driver-wide totals got the executors' counts (schema inference: one more footer).
+    assert res["footer_totals"]["footers_flatbuffer"] == 4
+    assert res["arrow_type"] == "extension<arrow.uuid>" and res["arrow_uuids"] is True
