@@ -40,7 +40,9 @@ def _jvm_metrics(spark):
 def footer_metrics(spark) -> Dict[str, int]:
     """Totals since the last reset, summed over every scan and schema inference of the driver:
     ``footers_flatbuffer`` (decoded from the extension), ``footers_thrift`` (no usable
-    extension), ``fallbacks`` (an extension was present but damaged), ``decode_ns``."""
+    extension), ``fallbacks`` (an extension was present but damaged), ``decode_ns``.
+    Four counters on the driver, whatever the number of scans (a task's counts arrive when it
+    has finished); per-scan counts are on the plan nodes (:func:`scan_metrics`)."""
     return json.loads(_jvm_metrics(spark).snapshotJson())
 
 
