@@ -117,9 +117,12 @@ def _wait(cond, timeout, what):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, whatever http_proxy says
+
+
 def _alive_workers(webui: int) -> int:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
+        with _NO_PROXY.open(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
             return int(json.load(r).get("aliveworkers", 0))
     except OSError:
         return -1

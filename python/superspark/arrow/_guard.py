@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from superspark.arrow._types import VariantType
 
+
 def _is_variant(t: pa.DataType) -> bool:
     return isinstance(t, VariantType)
 
