@@ -108,6 +108,15 @@ def _pids_with(token: str):
     return pids
 
 
+def _signal_group(p: subprocess.Popen, sig) -> None:
+    """Signals the process group of a JVM started here (its own session), if still there."""
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def _wait(cond, timeout, what):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -169,13 +178,12 @@ def standalone_cluster(tmp_path):
         yield url, token, tails
     finally:
         for p in reversed(procs):  # workers first: they stop their executors
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
+            _signal_group(p, signal.SIGTERM)
         for p in reversed(procs):
             try:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
+                _signal_group(p, signal.SIGKILL)
                 p.wait(timeout=10)
         for _, _, f in logs:
             f.close()
@@ -184,7 +192,10 @@ def standalone_cluster(tmp_path):
             time.sleep(0.5)
         stray = _pids_with(token)
         for pid in stray:
-            os.kill(pid, signal.SIGKILL)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         assert not stray, f"JVMs left running after the cluster stopped: {stray}"
 
 
