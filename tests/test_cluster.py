@@ -34,6 +34,10 @@ _APP = textwrap.dedent("""
     from pyspark.sql import functions as F
 
     master, out = sys.argv[1], sys.argv[2]
+    t0 = time.monotonic()
+    phases = {}
+    def phase(name):
+        phases[name] = round(time.monotonic() - t0, 1)
     spark = superspark.session("superspark-cluster-test", master=master, **{
         "spark.executor.memory": "512m", "spark.executor.cores": "1", "spark.cores.max": "2",
         "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
@@ -41,6 +45,7 @@ _APP = textwrap.dedent("""
         "spark.executor.extraJavaOptions": "-Dsuperspark.cluster.test=" + os.environ["CLUSTER_TOKEN"],
     })
     sc = spark.sparkContext
+    phase("session")
     sc.setLogLevel("ERROR")
     result = {}
     # Both executors registered (driver + 2 in the block manager list), bounded wait.
@@ -48,6 +53,7 @@ _APP = textwrap.dedent("""
     while sc._jsc.sc().getExecutorMemoryStatus().size() < 3 and time.time() < deadline:
         time.sleep(0.5)
     result["executors"] = sc._jsc.sc().getExecutorMemoryStatus().size() - 1
+    phase("executors")
     assert superspark.jar_path() in spark.conf.get("spark.jars")
 
     # 1. bsup write and read, 4 tasks spread over the executors.
@@ -58,11 +64,13 @@ _APP = textwrap.dedent("""
     result["bsup_schema"] = back.schema.simpleString()
     result["bsup_rows"] = sorted(tuple([r.id, r.s, r.d, list(r.a)]) for r in back.collect())
 
+    phase("bsup")
     # 2. sb_decode(sb_encode(x)) evaluated in the executors.
     dec = spark.range(100).repartition(4).selectExpr(
         "id", "sb_decode(sb_encode(named_struct('n', id * 3, 't', concat('x', id))), 'n BIGINT, t STRING') AS v")
     result["sb_decode"] = sorted((r.id, r.v.n, r.v.t) for r in dec.collect())
 
+    phase("sb_decode")
     # 3. Footer write (UUID column), read with scan metrics, to_arrow of the UUID column.
     ids = [uuid.UUID(int=(i * 0x9E3779B97F4A7C15) % (1 << 128)) for i in range(60)]
     df = spark.createDataFrame([(i, u.bytes) for i, u in enumerate(ids)], "i INT, u BINARY")
@@ -71,8 +79,10 @@ _APP = textwrap.dedent("""
     df.write.parquet(out + "/pq")
     spark.conf.unset("spark.superspark.parquet.footer.write")
     files = sorted(os.path.join(out, "pq", f) for f in os.listdir(out + "/pq") if f.endswith(".parquet"))
+    phase("footer_write")
     from superspark import footer
     result["verify"] = sorted(r["status"] for r in footer.verify(files))
+    phase("verify")
     pi.reset_footer_metrics(spark)
     q = spark.read.parquet(out + "/pq").where("i >= 10")
     rows = q.collect()
@@ -83,7 +93,10 @@ _APP = textwrap.dedent("""
     t = sa.to_arrow(spark.read.parquet(out + "/pq").orderBy("i"))
     result["arrow_type"] = str(t.schema.field("u").type)
     result["arrow_uuids"] = [str(u) for u in t.column("u").to_pylist()] == [str(u) for u in ids]
+    phase("read_to_arrow")
     spark.stop()
+    phase("stop")
+    result["phases"] = phases
     print("RESULT " + json.dumps(result), flush=True)
 """)
 
@@ -213,7 +226,7 @@ def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
     assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
     res = json.loads(lines[0][len("RESULT "):])
-    print(f"cluster app: {time.monotonic() - began:.1f}s")
+    print(f"cluster app: {time.monotonic() - began:.1f}s, phases (s since start): {res['phases']}")
 
     assert res["executors"] == 2
     # Each executor fetched the jar from the driver (spark.jars) into its work directory.
