@@ -23,7 +23,18 @@ import io.superspark.parquet.footer.{fbs => fb}
  */
 object ThriftToFlatBuffer {
 
-  def convert(md: TFileMetaData): Array[Byte] = new ThriftToFlatBuffer(md).build()
+  /** The schema version this writer emits (`FileMetaData.schema_version`, "v1"). */
+  val SchemaVersion: Int = 1
+
+  /** An entry of the v1 extension slot: a UUID and its payload. */
+  final case class FooterExtension(uuid: java.util.UUID, data: Array[Byte])
+
+  /**
+   * The FlatBuffer of a Thrift footer, with `extensions` in its extension slot (readers skip
+   * the UUIDs they do not know).
+   */
+  def convert(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil): Array[Byte] =
+    new ThriftToFlatBuffer(md, extensions).build()
 
   private[footer] def refuse(reason: String): Nothing = throw new UnrepresentableFooterException(reason)
 
@@ -70,7 +81,7 @@ object ThriftToFlatBuffer {
   }
 }
 
-private final class ThriftToFlatBuffer(md: TFileMetaData) {
+private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[ThriftToFlatBuffer.FooterExtension]) {
   import ThriftToFlatBuffer._
 
   private val b = new FlatBufferBuilder(1024 * 64)
@@ -102,6 +113,15 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     val createdBy = if (md.getCreated_by != null) string(md.getCreated_by) else 0
     val schemaVec = schemaElements(schema, orders)
     val rowGroupsVec = rowGroups.map(fb.FileMetaData.createRowGroupsVector(b, _)).getOrElse(0)
+    val extensionsVec = if (extensions.isEmpty) 0 else fb.FileMetaData.createExtensionsVector(b,
+      extensions.map { e =>
+        val data = fb.Extension.createDataVector(b, e.data)
+        fb.Extension.startExtension(b)
+        fb.Extension.addUuid(b, fb.ExtensionUuid.createExtensionUuid(b,
+          e.uuid.getMostSignificantBits, e.uuid.getLeastSignificantBits))
+        fb.Extension.addData(b, data)
+        fb.Extension.endExtension(b)
+      }.toArray)
 
     fb.FileMetaData.startFileMetaData(b)
     fb.FileMetaData.addVersion(b, md.getVersion)
@@ -110,6 +130,8 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     if (rowGroupsVec != 0) fb.FileMetaData.addRowGroups(b, rowGroupsVec)
     if (kv != 0) fb.FileMetaData.addKv(b, kv)
     if (createdBy != 0) fb.FileMetaData.addCreatedBy(b, createdBy)
+    fb.FileMetaData.addSchemaVersion(b, SchemaVersion)
+    if (extensionsVec != 0) fb.FileMetaData.addExtensions(b, extensionsVec)
     val root = fb.FileMetaData.endFileMetaData(b)
     b.finish(root)
     b.sizedByteArray()
@@ -176,7 +198,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
       fb.SchemaElement.addLogicalType(b, ltValue)
     }
     if (e.isSetType_length) fb.SchemaElement.addTypeLength(b, e.getType_length)
-    if (e.isSetNum_children && e.getNum_children != 0) fb.SchemaElement.addNumChildren(b, e.getNum_children)
+    if (e.isSetNum_children) fb.SchemaElement.addNumChildren(b, e.getNum_children) // presence kept (v1)
     if (e.isSetField_id) fb.SchemaElement.addFieldId(b, e.getField_id)
     if (orderType != 0) {
       fb.SchemaElement.addColumnOrderType(b, orderType)
@@ -293,6 +315,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     if (c.isSetColumn_index_length) fb.ColumnChunk.addColumnIndexLength(b, c.getColumn_index_length)
     if (c.isSetOffset_index_offset) fb.ColumnChunk.addOffsetIndexOffset(b, c.getOffset_index_offset)
     if (c.isSetOffset_index_length) fb.ColumnChunk.addOffsetIndexLength(b, c.getOffset_index_length)
+    fb.ColumnChunk.addFileOffset(b, c.getFile_offset)
     fb.ColumnChunk.endColumnChunk(b)
   }
 

@@ -48,7 +48,7 @@ class FooterCorruptionSuite extends AnyFunSuite {
       b(at) = (b(at) ^ (1 << (bit % 8))).toByte
       FooterLayout.locate(b) match {
         case FooterLayout.Present(_) => fail(s"flip of bit $bit (byte $at) went undetected")
-        case FooterLayout.Corrupt(_) | FooterLayout.Absent =>
+        case FooterLayout.Corrupt(_, _) | FooterLayout.Absent =>
       }
       if (bit % 211 == 0 && at != extended.length - 1) {
         val r = readExtended(b)
