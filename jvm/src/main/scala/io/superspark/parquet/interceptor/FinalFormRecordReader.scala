@@ -24,14 +24,17 @@ class FinalFormRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat
   extends ParquetRecordReader[T](readSupport, filter) {
 
   override def initialize(split: InputSplit, context: TaskAttemptContext): Unit = {
-    val fileSplit = split.asInstanceOf[FileSplit]
+    val (path, start, length) = split match {
+      case s: FileSplit => (s.getPath, s.getStart, s.getLength)
+      case s: org.apache.hadoop.mapred.FileSplit => (s.getPath, s.getStart, s.getLength) // what Spark passes
+      case other => throw new IllegalArgumentException(s"not a file split: ${other.getClass.getName}")
+    }
     val conf = context.getConfiguration
-    val path = fileSplit.getPath
-    val end = fileSplit.getStart + fileSplit.getLength
-    val options = HadoopReadOptions.builder(conf, path).withRange(fileSplit.getStart, end).build()
+    val end = start + length
+    val options = HadoopReadOptions.builder(conf, path).withRange(start, end).build()
     val file = HadoopInputFile.fromPath(path, conf)
     val footer = FooterReader.readParquetMetadata(file,
-      Projection(rowGroups = RowGroupSelection.Range(fileSplit.getStart, end)), strict = true)
+      Projection(rowGroups = RowGroupSelection.Range(start, end)), strict = true)
     val stream = file.newStream()
     val reader = try new ParquetFileReader(file, footer, options, stream) catch {
       case e: Throwable => stream.close(); throw e
