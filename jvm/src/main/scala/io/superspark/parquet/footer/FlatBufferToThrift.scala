@@ -94,6 +94,54 @@ object FlatBufferToThrift {
   }
 }
 
+/**
+ * Thrift `Statistics` with field 9, `nan_count` (i64), which parquet-java 1.17's generated
+ * class does not know: written as that class writes its fields (in id order), then field 9.
+ */
+private final class StatisticsWithNanCount(nanCount: Long) extends TStatistics {
+  import shaded.parquet.org.apache.thrift.protocol.{TField, TProtocol, TStruct}
+
+  override def write(p: TProtocol): Unit = {
+    def binary(name: String, id: Short, set: Boolean, v: => java.nio.ByteBuffer): Unit = if (set) {
+      p.writeFieldBegin(new TField(name, 11, id)); p.writeBinary(v); p.writeFieldEnd()
+    }
+    def i64(name: String, id: Short, set: Boolean, v: => Long): Unit = if (set) {
+      p.writeFieldBegin(new TField(name, 10, id)); p.writeI64(v); p.writeFieldEnd()
+    }
+    def bool(name: String, id: Short, set: Boolean, v: => Boolean): Unit = if (set) {
+      p.writeFieldBegin(new TField(name, 2, id)); p.writeBool(v); p.writeFieldEnd()
+    }
+    p.writeStructBegin(new TStruct("Statistics"))
+    binary("max", 1, isSetMax, bufferForMax)
+    binary("min", 2, isSetMin, bufferForMin)
+    i64("null_count", 3, isSetNull_count, getNull_count)
+    i64("distinct_count", 4, isSetDistinct_count, getDistinct_count)
+    binary("max_value", 5, isSetMax_value, bufferForMax_value)
+    binary("min_value", 6, isSetMin_value, bufferForMin_value)
+    bool("is_max_value_exact", 7, isSetIs_max_value_exact, isIs_max_value_exact)
+    bool("is_min_value_exact", 8, isSetIs_min_value_exact, isIs_min_value_exact)
+    i64("nan_count", 9, set = true, nanCount)
+    p.writeFieldStop()
+    p.writeStructEnd()
+  }
+}
+
+/** The Thrift `ColumnOrder` member `IEEE_754_TOTAL_ORDER` (field 2, empty struct), unknown to parquet-java 1.17. */
+private final class Ieee754TotalOrder extends TColumnOrder {
+  import shaded.parquet.org.apache.thrift.protocol.{TField, TProtocol, TStruct}
+
+  override def write(p: TProtocol): Unit = {
+    p.writeStructBegin(new TStruct("ColumnOrder"))
+    p.writeFieldBegin(new TField("IEEE_754_TOTAL_ORDER", 12, 2))
+    p.writeStructBegin(new TStruct("IEEE754TotalOrder"))
+    p.writeFieldStop()
+    p.writeStructEnd()
+    p.writeFieldEnd()
+    p.writeFieldStop()
+    p.writeStructEnd()
+  }
+}
+
 /** A FlatBuffer that cannot be turned back into a Thrift footer: why. */
 class UnrebuildableFooterException(val reason: String)
     extends ParquetFooterException(s"the FlatBuffer footer cannot be rebuilt as Thrift: $reason")
@@ -216,6 +264,7 @@ private final class FlatBufferToThrift(md: fb.FileMetaData) {
       md.schema(e, i)
       if (e.hasType) e.columnOrderType match {
         case fb.ColumnOrder.TypeDefinedOrder => orders.add(TColumnOrder.TYPE_ORDER(new TypeDefinedOrder()))
+        case fb.ColumnOrder.IEEE754TotalOrder => orders.add(new Ieee754TotalOrder)
         case fb.ColumnOrder.UndefinedOrder =>
           fail(s"schema element $i has a column order unknown to parquet-format (its Thrift field id is not kept)")
         case _ =>
@@ -305,7 +354,7 @@ private final class FlatBufferToThrift(md: fb.FileMetaData) {
   }
 
   private def statistics(s: fb.Statistics, physical: TType): TStatistics = {
-    val t = new TStatistics()
+    val t = if (s.hasNanCount) new StatisticsWithNanCount(s.nanCount) else new TStatistics()
     val Array(min, max, legacyMin, legacyMax) = stats.storedValues(s, FlatBufferDecoder.storageLeaf(physical))
     if (legacyMax != null) t.setMax(legacyMax)
     if (legacyMin != null) t.setMin(legacyMin)

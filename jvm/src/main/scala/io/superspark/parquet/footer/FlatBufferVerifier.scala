@@ -199,7 +199,7 @@ object FlatBufferVerifier {
           case _ => // Empty
         }
       }
-      union(t, S.ColumnOrderType, S.ColumnOrder, 2, "column order")((_, _) => ())
+      union(t, S.ColumnOrderType, S.ColumnOrder, 3, "column order")((_, _) => ())
     }
 
     private def union(t: T, typeSlot: Int, valueSlot: Int, max: Int, what: String)(member: (Int, T) => Unit): Unit = {
@@ -287,6 +287,7 @@ object FlatBufferVerifier {
       t.scalar(16, 4); t.scalar(18, 8); t.scalar(20, 8); t.scalar(22, 1)
       optVector(t, 24, 1); optVector(t, 26, 1); optVector(t, 28, 1); optVector(t, 36, 1); optVector(t, 38, 1)
       t.scalar(30, 1); t.scalar(32, 1); t.scalar(34, 1)
+      t.scalar(40, 8) // nan_count (v1)
     }
   }
 }

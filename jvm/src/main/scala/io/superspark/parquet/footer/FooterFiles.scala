@@ -150,10 +150,7 @@ object FooterFiles {
     val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
-    val fbBytes = ThriftToFlatBuffer.convert(tmd)
-    val rebuilt = try Right(FlatBufferToThrift.rebuild(fbBytes)) catch {
-      case e: UnrebuildableFooterException => Left(e.reason)
-    }
+    val (fbBytes, rebuilt) = convertAndRebuild(tmd, thrift)
     rebuilt match {
       case Right(bytes) if java.util.Arrays.equals(bytes, thrift) => // lossless, byte for byte
       case Left(reason) if requireRebuild =>
@@ -161,6 +158,25 @@ object FooterFiles {
       case _ => crossCheck(tmd, fbBytes)
     }
     fbBytes
+  }
+
+  /**
+   * The FlatBuffer of a parsed Thrift footer and the Thrift bytes rebuilt from it (or why
+   * none). When they differ from `thrift`, the fields parquet-java's parser dropped but the
+   * FlatBuffer keeps ([[ThriftExtras]]) are read from the bytes and the conversion is redone.
+   */
+  def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData,
+      thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) = {
+    def attempt(extras: ThriftExtras) = {
+      val fb = ThriftToFlatBuffer.convert(tmd, extras = extras)
+      (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
+    }
+    val first = attempt(ThriftExtras.Empty)
+    if (first._2.exists(java.util.Arrays.equals(_, thrift))) first
+    else {
+      val extras = try ThriftExtras.scan(thrift) catch { case _: Exception => ThriftExtras.Empty }
+      if (extras.isEmpty) first else attempt(extras)
+    }
   }
 
   /** The FlatBuffer decodes to exactly what parquet-java reads from the Thrift footer `tmd`. */

@@ -186,7 +186,10 @@ object FooterTool {
     val original = FooterFiles.thriftFooter(footer)
     def parse(b: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(b))
     val tmd = parse(original)
-    val rebuilt = FlatBufferToThrift.rebuild(ThriftToFlatBuffer.convert(tmd))
+    val rebuilt = FooterFiles.convertAndRebuild(tmd, original)._2 match {
+      case Right(bytes) => bytes
+      case Left(reason) => throw new UnrebuildableFooterException(reason)
+    }
     val m = result(p, "exact", "created_by" -> tmd.getCreated_by, "thrift_bytes" -> original.length,
       "rebuilt_bytes" -> rebuilt.length)
     if (!java.util.Arrays.equals(original, rebuilt)) {

@@ -33,8 +33,9 @@ object ThriftToFlatBuffer {
    * The FlatBuffer of a Thrift footer, with `extensions` in its extension slot (readers skip
    * the UUIDs they do not know).
    */
-  def convert(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil): Array[Byte] =
-    new ThriftToFlatBuffer(md, extensions).build()
+  def convert(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil,
+      extras: ThriftExtras = ThriftExtras.Empty): Array[Byte] =
+    new ThriftToFlatBuffer(md, extensions, extras).build()
 
   private[footer] def refuse(reason: String): Nothing = throw new UnrepresentableFooterException(reason)
 
@@ -81,7 +82,8 @@ object ThriftToFlatBuffer {
   }
 }
 
-private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[ThriftToFlatBuffer.FooterExtension]) {
+private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[ThriftToFlatBuffer.FooterExtension],
+    extras: ThriftExtras) {
   import ThriftToFlatBuffer._
 
   private val b = new FlatBufferBuilder(1024 * 64)
@@ -174,20 +176,23 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     while (i < schema.size) {
       val e = schema.get(i)
       val isLeaf = e.getType != null && i > 0
-      offsets(i) = schemaElement(e, if (isLeaf && orders != null) orders.get(leaf) else null)
+      offsets(i) = schemaElement(e, if (isLeaf && orders != null) orders.get(leaf) else null,
+        if (isLeaf && leaf < extras.columnOrderIds.size) extras.columnOrderIds(leaf) else ThriftExtras.TypeOrderId)
       if (isLeaf) leaf += 1
       i += 1
     }
     fb.FileMetaData.createSchemaVector(b, offsets)
   }
 
-  private def schemaElement(e: TSchemaElement, order: org.apache.parquet.format.ColumnOrder): Int = {
+  private def schemaElement(e: TSchemaElement, order: org.apache.parquet.format.ColumnOrder, orderId: Short): Int = {
     val name = b.createString(e.getName)
     val (ltType, ltValue) = if (e.isSetLogicalType) logicalType(e.getLogicalType) else (0.toByte, 0)
     val (orderType, orderValue) = if (order == null) (0.toByte, 0) else {
       fb.Empty.startEmpty(b)
       val empty = fb.Empty.endEmpty(b)
-      if (order.isSetTYPE_ORDER) (fb.ColumnOrder.TypeDefinedOrder, empty) else (fb.ColumnOrder.UndefinedOrder, empty)
+      if (order.isSetTYPE_ORDER) (fb.ColumnOrder.TypeDefinedOrder, empty)
+      else if (orderId == ThriftExtras.Ieee754TotalOrderId) (fb.ColumnOrder.IEEE754TotalOrder, empty)
+      else (fb.ColumnOrder.UndefinedOrder, empty)
     }
     fb.SchemaElement.startSchemaElement(b)
     fb.SchemaElement.addName(b, name)
@@ -307,7 +312,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
       refuse(s"column chunk $col of row group $rg: path ${m.getPath_in_schema} differs from the schema's ${leafPaths(col)}")
     }
     val filePath = if (c.isSetFile_path) string(c.getFile_path) else 0
-    val meta = columnMetaData(m, rowGroupRows, leafTypes(col))
+    val meta = columnMetaData(m, rowGroupRows, leafTypes(col), extras.nanCounts.get((rg, col)))
     fb.ColumnChunk.startColumnChunk(b)
     if (filePath != 0) fb.ColumnChunk.addFilePath(b, filePath)
     fb.ColumnChunk.addMetaData(b, meta)
@@ -319,9 +324,9 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     fb.ColumnChunk.endColumnChunk(b)
   }
 
-  private def columnMetaData(m: TColumnMetaData, rowGroupRows: Long, physicalType: Byte): Int = {
+  private def columnMetaData(m: TColumnMetaData, rowGroupRows: Long, physicalType: Byte, nanCount: Option[Long]): Int = {
     val kv = keyValues(m.getKey_value_metadata)
-    val stats = if (m.isSetStatistics) statistics(m.getStatistics, physicalType) else 0
+    val stats = if (m.isSetStatistics) statistics(m.getStatistics, physicalType, nanCount) else 0
     val encodings = if (m.getEncodings == null) 0 else encodingsCache.getOrElseUpdate(m.getEncodings, {
       val e = m.getEncodings
       fb.ColumnMetadata.createEncodingsVector(b, Array.tabulate(e.size)(i => enumValue(e.get(i), "encoding")))
@@ -387,7 +392,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     }
   }
 
-  private def statistics(s: TStatistics, physicalType: Byte): Int = {
+  private def statistics(s: TStatistics, physicalType: Byte, nanCount: Option[Long]): Int = {
     val width = fixedWidth(physicalType)
     val min = if (s.isSetMin_value) bytesOf(s.bufferForMin_value) else null
     val max = if (s.isSetMax_value) bytesOf(s.bufferForMax_value) else null
@@ -432,6 +437,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     if (legacySame != 0) fb.Statistics.addLegacySame(b, legacySame)
     if (legacyMinVec != 0) fb.Statistics.addLegacyMin(b, legacyMinVec)
     if (legacyMaxVec != 0) fb.Statistics.addLegacyMax(b, legacyMaxVec)
+    nanCount.foreach(fb.Statistics.addNanCount(b, _))
     fb.Statistics.endStatistics(b)
   }
 

@@ -79,8 +79,9 @@ class FooterFormsSuite extends AnyFunSuite {
     assert(byStatus.getOrElse("different", Nil).isEmpty, results)
     assert(byStatus.getOrElse("error", Nil).isEmpty, results)
     assert(byStatus.getOrElse("refused", Nil).sorted == Seq("encrypt_columns_plaintext_footer.parquet.encrypted",
-      "encrypt_columns_plaintext_footer.parquet.encrypted", "floating_orders_nan_count.parquet",
-      "unknown-logical-type.parquet").sorted)
+      "encrypt_columns_plaintext_footer.parquet.encrypted", "unknown-logical-type.parquet").sorted)
+    // Statistics.nan_count and the IEEE 754 total order, unknown to parquet-java 1.17, come back too.
+    assert(byStatus("exact").contains("floating_orders_nan_count.parquet"))
     assert(byStatus("exact").size >= 70, byStatus("exact").size)
   }
 
