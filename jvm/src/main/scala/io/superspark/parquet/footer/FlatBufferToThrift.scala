@@ -1,47 +1,36 @@
 package io.superspark.parquet.footer
 
-import java.io.ByteArrayOutputStream
 import java.nio.ByteBuffer
-import java.util.{ArrayList => JArrayList, List => JList}
 
-import org.apache.parquet.format.{BoundingBox => TBoundingBox, BsonType, ColumnChunk => TColumnChunk,
-  ColumnMetaData => TColumnMetaData, ColumnOrder => TColumnOrder, CompressionCodec, ConvertedType, DateType,
-  DecimalType, EdgeInterpolationAlgorithm, Encoding => TEncoding, EnumType, FieldRepetitionType,
-  FileMetaData => TFileMetaData, Float16Type, GeographyType => TGeographyType, GeometryType => TGeometryType,
-  GeospatialStatistics => TGeospatialStatistics, IntType, JsonType, KeyValue => TKeyValue, ListType,
-  LogicalType => TLogicalType, MapType, MicroSeconds, MilliSeconds, NanoSeconds, NullType,
-  PageEncodingStats => TPageEncodingStats, PageType, RowGroup => TRowGroup, SchemaElement => TSchemaElement,
-  SizeStatistics => TSizeStatistics, SortingColumn => TSortingColumn, Statistics => TStatistics, StringType,
-  TimeType, TimeUnit => TTimeUnit, TimestampType, Type => TType, TypeDefinedOrder, UUIDType, Util,
-  VariantType => TVariantType}
+import org.apache.parquet.format.{FileMetaData => TFileMetaData, Util}
 
 import io.superspark.parquet.footer.{fbs => fb}
+import io.superspark.parquet.footer.ThriftCompactWriter._
 
 /**
- * FlatBuffer footer -> Thrift `FileMetaData` (parquet-format's classes) and its Thrift
- * compact bytes: the inverse of [[ThriftToFlatBuffer]]. Pure codec, no I/O.
+ * FlatBuffer footer -> Thrift compact `FileMetaData` bytes: the inverse of
+ * [[ThriftToFlatBuffer]]. Pure codec, no I/O.
  *
- * Every Thrift field is set exactly when the FlatBuffer says it was: optional scalars by
- * their presence, vectors and tables by theirs; the fields the FlatBuffer derives are
+ * Every Thrift field is written exactly when the FlatBuffer says it was set: optional scalars
+ * by their presence, vectors and tables by theirs; the fields the FlatBuffer derives are
  * derived back (a chunk's `type` and `path_in_schema` from its schema leaf, `num_values`
- * from the row group when absent, `column_orders` from the leaves). Serialized with
- * parquet-java's own Thrift writer, the bytes equal those of any writer that emits fields in
- * id order with the compact protocol's canonical encodings (parquet-java, Arrow C++, DuckDB,
- * Polars); see docs/parquet-footer.md for what cannot come back (fields unknown to
- * parquet-format 2.x, a v0 buffer's ColumnChunk.file_offset, an unknown column order).
+ * from the row group when absent, `column_orders` from the leaves). Fields are written in id
+ * order with the compact protocol's canonical encodings ([[ThriftCompactWriter]]), as
+ * parquet-java, Arrow C++, DuckDB and Polars write them, so their footers come back byte for
+ * byte; see docs/parquet-footer.md for what cannot (fields unknown to the FlatBuffer, a v0
+ * buffer's ColumnChunk.file_offset, a column order of unknown kind).
  *
  * The whole buffer is verified first ([[FlatBufferVerifier]]); a buffer that does not verify
  * or holds what Thrift cannot express raises [[UnrebuildableFooterException]] with the reason.
  */
 object FlatBufferToThrift {
 
-  /** The Thrift `FileMetaData` the FlatBuffer was made from. */
-  def toThrift(buf: ByteBuffer): TFileMetaData = {
-    FlatBufferVerifier.verifyHead(buf).orElse(
-      FlatBufferVerifier.verifyRowGroups(buf, leafCount(buf), null)).foreach { reason =>
-      throw new UnrebuildableFooterException(reason.toString)
+  /** The Thrift compact bytes of the footer (ending with its stop byte). */
+  def rebuild(buf: ByteBuffer): Array[Byte] = {
+    FlatBufferVerifier.verifyHead(buf).orElse(FlatBufferVerifier.verifyRowGroups(buf, leafCount(buf), null)).foreach {
+      reason => throw new UnrebuildableFooterException(reason.toString)
     }
-    try new FlatBufferToThrift(FlatBufferDecoder.root(buf)).build()
+    try new FlatBufferToThrift(FlatBufferDecoder.root(buf), buf.remaining).write()
     catch {
       case e: UnrebuildableFooterException => throw e
       case e: RuntimeException =>
@@ -49,19 +38,12 @@ object FlatBufferToThrift {
     }
   }
 
-  /** The Thrift compact bytes of [[toThrift]] (a Parquet footer, ending with its stop byte). */
-  def rebuild(buf: ByteBuffer): Array[Byte] = serialize(toThrift(buf))
-
   def rebuild(flatbuffer: Array[Byte]): Array[Byte] = rebuild(ByteBuffer.wrap(flatbuffer))
 
-  def serialize(md: TFileMetaData): Array[Byte] = {
-    val out = new ByteArrayOutputStream(1 << 16)
-    try Util.writeFileMetaData(md, out) catch {
-      case e: java.io.IOException => throw new UnrebuildableFooterException(s"Thrift writer: ${e.getMessage}")
-    }
-    out.toByteArray
-  }
+  /** The rebuilt footer as parquet-java's Thrift objects. */
+  def toThrift(buf: ByteBuffer): TFileMetaData = Util.readFileMetaData(new java.io.ByteArrayInputStream(rebuild(buf)))
 
+  /** Leaves counted from the schema (after verifyHead). */
   private def leafCount(buf: ByteBuffer): Int = {
     val md = FlatBufferDecoder.root(buf)
     val e = new fb.SchemaElement()
@@ -72,326 +54,352 @@ object FlatBufferToThrift {
   }
 
   private def fail(reason: String): Nothing = throw new UnrebuildableFooterException(reason)
-
-  private def list[T](n: Int)(f: Int => T): JList[T] = {
-    val out = new JArrayList[T](n)
-    var i = 0
-    while (i < n) { out.add(f(i)); i += 1 }
-    out
-  }
-
-  private def timeUnit(u: Byte): TTimeUnit = u match {
-    case fb.TimeUnit.MILLIS => TTimeUnit.MILLIS(new MilliSeconds())
-    case fb.TimeUnit.MICROS => TTimeUnit.MICROS(new MicroSeconds())
-    case _ => TTimeUnit.NANOS(new NanoSeconds())
-  }
-
-  private def keyValues(n: Int, at: Int => fb.KeyValue): JList[TKeyValue] = list(n) { i =>
-    val kv = at(i)
-    val t = new TKeyValue(kv.key)
-    if (kv.`val` != null) t.setValue(kv.`val`)
-    t
-  }
-}
-
-/**
- * Thrift `Statistics` with field 9, `nan_count` (i64), which parquet-java 1.17's generated
- * class does not know: written as that class writes its fields (in id order), then field 9.
- */
-private final class StatisticsWithNanCount(nanCount: Long) extends TStatistics {
-  import shaded.parquet.org.apache.thrift.protocol.{TField, TProtocol, TStruct}
-
-  override def write(p: TProtocol): Unit = {
-    def binary(name: String, id: Short, set: Boolean, v: => java.nio.ByteBuffer): Unit = if (set) {
-      p.writeFieldBegin(new TField(name, 11, id)); p.writeBinary(v); p.writeFieldEnd()
-    }
-    def i64(name: String, id: Short, set: Boolean, v: => Long): Unit = if (set) {
-      p.writeFieldBegin(new TField(name, 10, id)); p.writeI64(v); p.writeFieldEnd()
-    }
-    def bool(name: String, id: Short, set: Boolean, v: => Boolean): Unit = if (set) {
-      p.writeFieldBegin(new TField(name, 2, id)); p.writeBool(v); p.writeFieldEnd()
-    }
-    p.writeStructBegin(new TStruct("Statistics"))
-    binary("max", 1, isSetMax, bufferForMax)
-    binary("min", 2, isSetMin, bufferForMin)
-    i64("null_count", 3, isSetNull_count, getNull_count)
-    i64("distinct_count", 4, isSetDistinct_count, getDistinct_count)
-    binary("max_value", 5, isSetMax_value, bufferForMax_value)
-    binary("min_value", 6, isSetMin_value, bufferForMin_value)
-    bool("is_max_value_exact", 7, isSetIs_max_value_exact, isIs_max_value_exact)
-    bool("is_min_value_exact", 8, isSetIs_min_value_exact, isIs_min_value_exact)
-    i64("nan_count", 9, set = true, nanCount)
-    p.writeFieldStop()
-    p.writeStructEnd()
-  }
-}
-
-/** The Thrift `ColumnOrder` member `IEEE_754_TOTAL_ORDER` (field 2, empty struct), unknown to parquet-java 1.17. */
-private final class Ieee754TotalOrder extends TColumnOrder {
-  import shaded.parquet.org.apache.thrift.protocol.{TField, TProtocol, TStruct}
-
-  override def write(p: TProtocol): Unit = {
-    p.writeStructBegin(new TStruct("ColumnOrder"))
-    p.writeFieldBegin(new TField("IEEE_754_TOTAL_ORDER", 12, 2))
-    p.writeStructBegin(new TStruct("IEEE754TotalOrder"))
-    p.writeFieldStop()
-    p.writeStructEnd()
-    p.writeFieldEnd()
-    p.writeFieldStop()
-    p.writeStructEnd()
-  }
 }
 
 /** A FlatBuffer that cannot be turned back into a Thrift footer: why. */
 class UnrebuildableFooterException(val reason: String)
     extends ParquetFooterException(s"the FlatBuffer footer cannot be rebuilt as Thrift: $reason")
 
-private final class FlatBufferToThrift(md: fb.FileMetaData) {
+private final class FlatBufferToThrift(md: fb.FileMetaData, sizeHint: Int) {
   import FlatBufferToThrift._
 
-  private val leafTypes = new JArrayList[TType]()
-  private val leafPaths = new JArrayList[JList[String]]()
+  private val w = new ThriftCompactWriter(sizeHint)
   private val bb = md.getByteBuffer
   private val stats = new ChunkStatistics(bb, md.createdBy())
-  // Chunks share encodings and encoding-stats vectors: share the Thrift lists the same way.
-  private val encodingLists = new java.util.HashMap[Integer, JList[TEncoding]]()
-  private val encodingStatsLists = new java.util.HashMap[Integer, JList[TPageEncodingStats]]()
 
-  def build(): TFileMetaData = {
-    val schema = schemaElements()
-    val t = new TFileMetaData()
-    t.setVersion(md.version)
-    t.setSchema(schema)
-    t.setNum_rows(md.numRows)
-    t.setRow_groups(list(md.rowGroupsLength)(r => rowGroup(md.rowGroups(new fb.RowGroup(), r), r)))
-    if (md.kvVector() != null) t.setKey_value_metadata(keyValues(md.kvLength, md.kv(new fb.KeyValue(), _)))
-    if (md.createdBy != null) t.setCreated_by(md.createdBy)
-    columnOrders().foreach(t.setColumn_orders)
-    t
+  // Per leaf: its physical type, its storage leaf (statistics layout) and its encoded
+  // path_in_schema list (the same bytes in every row group).
+  private val leafTypes = scala.collection.mutable.ArrayBuffer.empty[Int]
+  private val leafPaths = scala.collection.mutable.ArrayBuffer.empty[Array[Byte]]
+  private val storage = scala.collection.mutable.ArrayBuffer.empty[FlatBufferDecoder.Leaf]
+  // Chunks share encodings and encoding-stats vectors: encode each once.
+  private val encoded = new java.util.HashMap[Integer, Array[Byte]]()
+
+  def write(): Array[Byte] = {
+    w.structBegin()
+    w.i32Field(1, md.version)
+    schema()
+    w.i64Field(3, md.numRows)
+    val rg = new fb.RowGroup()
+    w.listField(4, Struct, md.rowGroupsLength)
+    var r = 0
+    while (r < md.rowGroupsLength) { rowGroup(md.rowGroups(rg, r), r); r += 1 }
+    if (md.kvVector() != null) keyValues(5, md.kvLength, md.kv(new fb.KeyValue(), _))
+    if (md.createdBy != null) w.binaryField(6, md.createdByAsByteBuffer())
+    columnOrders()
+    w.structEnd()
+    w.toByteArray
   }
 
   // ---- schema ----
 
-  private def schemaElements(): JList[TSchemaElement] = {
+  private def schema(): Unit = {
     val n = md.schemaLength
-    val elements = list(n)(i => schemaElement(md.schema(new fb.SchemaElement(), i)))
+    val e = new fb.SchemaElement()
+    val names = new Array[String](n)
+    val children = new Array[Int](n)
+    w.listField(2, Struct, n)
+    var i = 0
+    while (i < n) {
+      md.schema(e, i)
+      names(i) = e.name
+      children(i) = e.numChildren
+      schemaElement(e)
+      i += 1
+    }
     // Leaf paths, walking the tree as ThriftToFlatBuffer did.
-    val path = new JArrayList[String]()
+    val types = Array.tabulate(n)(i => { md.schema(e, i); if (e.hasType) e.`type`.toInt else -1 })
+    val path = scala.collection.mutable.ArrayBuffer.empty[String]
     var next = 1
-    def walk(children: Int): Unit = {
-      var i = 0
-      while (i < children) {
+    def walk(count: Int): Unit = {
+      var k = 0
+      while (k < count) {
         if (next >= n) fail("schema ends before all children of a group are listed")
-        val e = elements.get(next)
+        val at = next
         next += 1
-        path.add(e.getName)
-        if (e.isSetType) {
-          leafTypes.add(e.getType)
-          leafPaths.add(new JArrayList[String](path))
-        } else walk(e.getNum_children)
-        path.remove(path.size - 1)
-        i += 1
+        path += names(at)
+        if (types(at) >= 0) {
+          leafTypes += types(at)
+          storage += FlatBufferDecoder.storageLeaf(org.apache.parquet.format.Type.findByValue(types(at)))
+          val p = new ThriftCompactWriter(64)
+          p.listHeader(Binary, path.size)
+          path.foreach(s => p.binary(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+          leafPaths += p.toByteArray
+        } else walk(children(at))
+        path.remove(path.length - 1)
+        k += 1
       }
     }
-    walk(elements.get(0).getNum_children)
+    walk(children(0))
     if (next != n) fail(s"schema lists ${n - next} elements outside the root's tree")
-    elements
   }
 
-  private def schemaElement(e: fb.SchemaElement): TSchemaElement = {
-    val t = new TSchemaElement(e.name)
-    if (e.hasType) t.setType(TType.findByValue(e.`type`))
-    if (e.hasTypeLength) t.setType_length(e.typeLength)
-    if (e.hasRepetitionType) t.setRepetition_type(FieldRepetitionType.findByValue(e.repetitionType))
+  private def schemaElement(e: fb.SchemaElement): Unit = {
+    w.structBegin()
+    if (e.hasType) w.i32Field(1, e.`type`)
+    if (e.hasTypeLength) w.i32Field(2, e.typeLength)
+    if (e.hasRepetitionType) w.i32Field(3, e.repetitionType)
+    w.binaryField(4, e.nameAsByteBuffer())
     // num_children has a default (0): written exactly when the Thrift field was set.
-    if (FlatBufferVerifier.tableField(bb, FbAccess.pos(e), 16) != 0) t.setNum_children(e.numChildren)
-    if (e.hasConvertedType) t.setConverted_type(ConvertedType.findByValue(e.convertedType))
-    if (e.hasScale) t.setScale(e.scale)
-    if (e.hasPrecision) t.setPrecision(e.precision)
-    if (e.hasFieldId) t.setField_id(e.fieldId)
-    if (e.logicalTypeType != fb.LogicalType.NONE) t.setLogicalType(logicalType(e))
-    t
+    if (FlatBufferVerifier.tableField(bb, FbAccess.pos(e), 16) != 0) w.i32Field(5, e.numChildren)
+    if (e.hasConvertedType) w.i32Field(6, e.convertedType)
+    if (e.hasScale) w.i32Field(7, e.scale)
+    if (e.hasPrecision) w.i32Field(8, e.precision)
+    if (e.hasFieldId) w.i32Field(9, e.fieldId)
+    if (e.logicalTypeType != fb.LogicalType.NONE) logicalType(e)
+    w.structEnd()
   }
 
-  private def logicalType(e: fb.SchemaElement): TLogicalType = e.logicalTypeType match {
-    case fb.LogicalType.StringType => TLogicalType.STRING(new StringType())
-    case fb.LogicalType.MapType => TLogicalType.MAP(new MapType())
-    case fb.LogicalType.ListType => TLogicalType.LIST(new ListType())
-    case fb.LogicalType.EnumType => TLogicalType.ENUM(new EnumType())
-    case fb.LogicalType.DecimalType =>
-      val d = e.logicalType(new fb.DecimalOptions()).asInstanceOf[fb.DecimalOptions]
-      TLogicalType.DECIMAL(new DecimalType(d.scale, d.precision))
-    case fb.LogicalType.DateType => TLogicalType.DATE(new DateType())
-    case fb.LogicalType.TimeType =>
-      val o = e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions]
-      TLogicalType.TIME(new TimeType(o.isAdjustedToUtc, timeUnit(o.unit)))
-    case fb.LogicalType.TimestampType =>
-      val o = e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions]
-      TLogicalType.TIMESTAMP(new TimestampType(o.isAdjustedToUtc, timeUnit(o.unit)))
-    case fb.LogicalType.IntType =>
-      val o = e.logicalType(new fb.IntOptions()).asInstanceOf[fb.IntOptions]
-      TLogicalType.INTEGER(new IntType(o.bitWidth, o.isSigned))
-    case fb.LogicalType.NullType => TLogicalType.UNKNOWN(new NullType())
-    case fb.LogicalType.JsonType => TLogicalType.JSON(new JsonType())
-    case fb.LogicalType.BsonType => TLogicalType.BSON(new BsonType())
-    case fb.LogicalType.UUIDType => TLogicalType.UUID(new UUIDType())
-    case fb.LogicalType.Float16Type => TLogicalType.FLOAT16(new Float16Type())
-    case fb.LogicalType.VariantType =>
-      val v = e.logicalType(new fb.VariantType()).asInstanceOf[fb.VariantType]
-      val t = new TVariantType()
-      if (v.hasSpecificationVersion) t.setSpecification_version(v.specificationVersion)
-      TLogicalType.VARIANT(t)
-    case fb.LogicalType.GeometryType =>
-      val g = e.logicalType(new fb.GeometryType()).asInstanceOf[fb.GeometryType]
-      val t = new TGeometryType()
-      if (g.crs != null) t.setCrs(g.crs)
-      TLogicalType.GEOMETRY(t)
-    case fb.LogicalType.GeographyType =>
-      val g = e.logicalType(new fb.GeographyType()).asInstanceOf[fb.GeographyType]
-      val t = new TGeographyType()
-      if (g.crs != null) t.setCrs(g.crs)
-      if (g.hasAlgorithm) t.setAlgorithm(EdgeInterpolationAlgorithm.findByValue(g.algorithm))
-      TLogicalType.GEOGRAPHY(t)
-    case other => fail(s"logical type $other")
+  private def empty(id: Int): Unit = { w.structField(id); w.structEnd() }
+
+  private def timeUnit(id: Int, u: Byte): Unit = {
+    w.structField(id)
+    empty(u match {
+      case fb.TimeUnit.MILLIS => 1
+      case fb.TimeUnit.MICROS => 2
+      case _ => 3
+    })
+    w.structEnd()
+  }
+
+  private def timeOptions(id: Int, o: fb.TimeOptions): Unit = {
+    w.structField(id)
+    w.boolField(1, o.isAdjustedToUtc)
+    timeUnit(2, o.unit)
+    w.structEnd()
+  }
+
+  private def logicalType(e: fb.SchemaElement): Unit = {
+    w.structField(10)
+    e.logicalTypeType match {
+      case fb.LogicalType.StringType => empty(1)
+      case fb.LogicalType.MapType => empty(2)
+      case fb.LogicalType.ListType => empty(3)
+      case fb.LogicalType.EnumType => empty(4)
+      case fb.LogicalType.DecimalType =>
+        val d = e.logicalType(new fb.DecimalOptions()).asInstanceOf[fb.DecimalOptions]
+        w.structField(5); w.i32Field(1, d.scale); w.i32Field(2, d.precision); w.structEnd()
+      case fb.LogicalType.DateType => empty(6)
+      case fb.LogicalType.TimeType => timeOptions(7, e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions])
+      case fb.LogicalType.TimestampType =>
+        timeOptions(8, e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions])
+      case fb.LogicalType.IntType =>
+        val o = e.logicalType(new fb.IntOptions()).asInstanceOf[fb.IntOptions]
+        w.structField(10); w.i8Field(1, o.bitWidth); w.boolField(2, o.isSigned); w.structEnd()
+      case fb.LogicalType.NullType => empty(11)
+      case fb.LogicalType.JsonType => empty(12)
+      case fb.LogicalType.BsonType => empty(13)
+      case fb.LogicalType.UUIDType => empty(14)
+      case fb.LogicalType.Float16Type => empty(15)
+      case fb.LogicalType.VariantType =>
+        val v = e.logicalType(new fb.VariantType()).asInstanceOf[fb.VariantType]
+        w.structField(16)
+        if (v.hasSpecificationVersion) w.i8Field(1, v.specificationVersion)
+        w.structEnd()
+      case fb.LogicalType.GeometryType =>
+        val g = e.logicalType(new fb.GeometryType()).asInstanceOf[fb.GeometryType]
+        w.structField(17)
+        if (g.crs != null) w.binaryField(1, g.crsAsByteBuffer())
+        w.structEnd()
+      case fb.LogicalType.GeographyType =>
+        val g = e.logicalType(new fb.GeographyType()).asInstanceOf[fb.GeographyType]
+        w.structField(18)
+        if (g.crs != null) w.binaryField(1, g.crsAsByteBuffer())
+        if (g.hasAlgorithm) w.i32Field(2, g.algorithm)
+        w.structEnd()
+      case other => fail(s"logical type $other")
+    }
+    w.structEnd()
   }
 
   /** Thrift column_orders: present when the leaves carry one (all of them, as written). */
-  private def columnOrders(): Option[JList[TColumnOrder]] = {
+  private def columnOrders(): Unit = {
     val e = new fb.SchemaElement()
-    val orders = new JArrayList[TColumnOrder]()
+    val ids = scala.collection.mutable.ArrayBuffer.empty[Int]
     var i = 1
     while (i < md.schemaLength) {
       md.schema(e, i)
       if (e.hasType) e.columnOrderType match {
-        case fb.ColumnOrder.TypeDefinedOrder => orders.add(TColumnOrder.TYPE_ORDER(new TypeDefinedOrder()))
-        case fb.ColumnOrder.IEEE754TotalOrder => orders.add(new Ieee754TotalOrder)
+        case fb.ColumnOrder.TypeDefinedOrder => ids += 1
+        case fb.ColumnOrder.IEEE754TotalOrder => ids += 2
         case fb.ColumnOrder.UndefinedOrder =>
-          fail(s"schema element $i has a column order unknown to parquet-format (its Thrift field id is not kept)")
+          fail(s"schema element $i has a column order of a kind this version does not know (not kept)")
         case _ =>
       }
       i += 1
     }
-    if (orders.isEmpty) None
-    else if (orders.size != leafTypes.size) fail(s"${orders.size} column orders for ${leafTypes.size} leaves")
-    else Some(orders)
+    if (ids.nonEmpty) {
+      if (ids.size != leafTypes.size) fail(s"${ids.size} column orders for ${leafTypes.size} leaves")
+      w.listField(7, Struct, ids.size)
+      ids.foreach { id => w.structBegin(); empty(id); w.structEnd() }
+    }
   }
 
   // ---- row groups ----
 
-  private def rowGroup(rg: fb.RowGroup, r: Int): TRowGroup = {
-    if (rg.columnsLength != leafTypes.size) {
-      fail(s"row group $r has ${rg.columnsLength} column chunks for ${leafTypes.size} leaf columns")
-    }
-    val t = new TRowGroup()
-    val c = new fb.ColumnChunk()
-    t.setColumns(list(rg.columnsLength)(j => columnChunk(rg.columns(c, j), rg.numRows, j)))
-    t.setTotal_byte_size(rg.totalByteSize)
-    t.setNum_rows(rg.numRows)
+  private val chunk = new fb.ColumnChunk()
+  private val meta = new fb.ColumnMetadata()
+  private val statistics = new fb.Statistics()
+
+  private def rowGroup(rg: fb.RowGroup, r: Int): Unit = {
+    val n = rg.columnsLength
+    if (n != leafTypes.size) fail(s"row group $r has $n column chunks for ${leafTypes.size} leaf columns")
+    w.structBegin()
+    w.listField(1, Struct, n)
+    var j = 0
+    while (j < n) { columnChunk(rg.columns(chunk, j), rg.numRows, j); j += 1 }
+    w.i64Field(2, rg.totalByteSize)
+    w.i64Field(3, rg.numRows)
     if (rg.sortingColumnsVector() != null) {
-      t.setSorting_columns(list(rg.sortingColumnsLength) { i =>
+      w.listField(4, Struct, rg.sortingColumnsLength)
+      var i = 0
+      while (i < rg.sortingColumnsLength) {
         val s = rg.sortingColumns(i)
-        new TSortingColumn(s.columnIdx, s.descending, s.nullsFirst)
-      })
+        w.structBegin(); w.i32Field(1, s.columnIdx); w.boolField(2, s.descending); w.boolField(3, s.nullsFirst)
+        w.structEnd()
+        i += 1
+      }
     }
-    if (rg.hasFileOffset) t.setFile_offset(rg.fileOffset)
-    if (rg.hasTotalCompressedSize) t.setTotal_compressed_size(rg.totalCompressedSize)
-    if (rg.hasOrdinal) t.setOrdinal(rg.ordinal)
-    t
+    if (rg.hasFileOffset) w.i64Field(5, rg.fileOffset)
+    if (rg.hasTotalCompressedSize) w.i64Field(6, rg.totalCompressedSize)
+    if (rg.hasOrdinal) w.i16Field(7, rg.ordinal)
+    w.structEnd()
   }
 
-  private def columnChunk(c: fb.ColumnChunk, rowGroupRows: Long, j: Int): TColumnChunk = {
-    val t = new TColumnChunk()
-    if (c.filePath != null) t.setFile_path(c.filePath)
+  private def columnChunk(c: fb.ColumnChunk, rowGroupRows: Long, j: Int): Unit = {
+    w.structBegin()
+    val filePath = c.filePathAsByteBuffer()
+    if (filePath != null) w.binaryField(1, filePath)
     // Required in Thrift; a v0 buffer does not keep it (0 then).
-    t.setFile_offset(if (c.hasFileOffset) c.fileOffset else 0L)
-    t.setMeta_data(columnMetaData(c.metaData(), rowGroupRows, j))
-    if (c.hasOffsetIndexOffset) t.setOffset_index_offset(c.offsetIndexOffset)
-    if (c.hasOffsetIndexLength) t.setOffset_index_length(c.offsetIndexLength)
-    if (c.hasColumnIndexOffset) t.setColumn_index_offset(c.columnIndexOffset)
-    if (c.hasColumnIndexLength) t.setColumn_index_length(c.columnIndexLength)
-    t
+    w.i64Field(2, if (c.hasFileOffset) c.fileOffset else 0L)
+    w.structField(3)
+    columnMetaData(c.metaData(meta), rowGroupRows, j)
+    w.structEnd()
+    if (c.hasOffsetIndexOffset) w.i64Field(4, c.offsetIndexOffset)
+    if (c.hasOffsetIndexLength) w.i32Field(5, c.offsetIndexLength)
+    if (c.hasColumnIndexOffset) w.i64Field(6, c.columnIndexOffset)
+    if (c.hasColumnIndexLength) w.i32Field(7, c.columnIndexLength)
+    w.structEnd()
   }
 
-  private def columnMetaData(m: fb.ColumnMetadata, rowGroupRows: Long, j: Int): TColumnMetaData = {
-    val t = new TColumnMetaData()
-    t.setType(leafTypes.get(j))
-    t.setEncodings(encodings(m))
-    t.setPath_in_schema(leafPaths.get(j))
-    t.setCodec(CompressionCodec.findByValue(m.codec))
-    t.setNum_values(if (m.hasNumValues) m.numValues else rowGroupRows)
-    t.setTotal_uncompressed_size(m.totalUncompressedSize)
-    t.setTotal_compressed_size(m.totalCompressedSize)
-    if (m.keyValueMetadataVector() != null) {
-      t.setKey_value_metadata(keyValues(m.keyValueMetadataLength, m.keyValueMetadata(new fb.KeyValue(), _)))
+  /** Bytes of a list shared between chunks, encoded once per FlatBuffer vector. */
+  private def shared(vectorAt: Int)(encode: ThriftCompactWriter => Unit): Unit = {
+    var bytes = encoded.get(vectorAt)
+    if (bytes == null) {
+      val x = new ThriftCompactWriter(64)
+      encode(x)
+      bytes = x.toByteArray
+      encoded.put(vectorAt, bytes)
     }
-    t.setData_page_offset(m.dataPageOffset)
-    if (m.hasIndexPageOffset) t.setIndex_page_offset(m.indexPageOffset)
-    if (m.hasDictionaryPageOffset) t.setDictionary_page_offset(m.dictionaryPageOffset)
-    val s = m.statistics()
-    if (s != null) t.setStatistics(statistics(s, leafTypes.get(j)))
-    if (m.encodingStatsVector() != null) t.setEncoding_stats(encodingStats(m))
-    if (m.hasBloomFilterOffset) t.setBloom_filter_offset(m.bloomFilterOffset)
-    if (m.hasBloomFilterLength) t.setBloom_filter_length(m.bloomFilterLength)
+    w.bytes(bytes, 0, bytes.length)
+  }
+
+  private def columnMetaData(m: fb.ColumnMetadata, rowGroupRows: Long, j: Int): Unit = {
+    val pos = FbAccess.pos(m)
+    w.i32Field(1, leafTypes(j))
+    // encodings: required in Thrift, always written by ThriftToFlatBuffer (empty when absent)
+    w.fieldHeader(List, 2)
+    val enc = FbAccess.vector(bb, pos, 22)
+    if (enc < 0) w.listHeader(I32, 0)
+    else shared(enc) { x =>
+      x.listHeader(I32, m.encodingsLength)
+      var i = 0
+      while (i < m.encodingsLength) { x.zigzag32(m.encodings(i)); i += 1 }
+    }
+    w.fieldHeader(List, 3)
+    w.bytes(leafPaths(j), 0, leafPaths(j).length)
+    w.i32Field(4, m.codec)
+    w.i64Field(5, if (m.hasNumValues) m.numValues else rowGroupRows)
+    w.i64Field(6, m.totalUncompressedSize)
+    w.i64Field(7, m.totalCompressedSize)
+    if (m.keyValueMetadataVector() != null) keyValues(8, m.keyValueMetadataLength, m.keyValueMetadata(new fb.KeyValue(), _))
+    w.i64Field(9, m.dataPageOffset)
+    if (m.hasIndexPageOffset) w.i64Field(10, m.indexPageOffset)
+    if (m.hasDictionaryPageOffset) w.i64Field(11, m.dictionaryPageOffset)
+    val s = m.statistics(statistics)
+    if (s != null) statisticsStruct(s, j)
+    val es = FbAccess.vector(bb, pos, 24)
+    if (es >= 0) {
+      w.fieldHeader(List, 13)
+      shared(es) { x =>
+        x.listHeader(Struct, m.encodingStatsLength)
+        val p = new fb.PageEncodingStats()
+        var i = 0
+        while (i < m.encodingStatsLength) {
+          m.encodingStats(p, i)
+          x.structBegin(); x.i32Field(1, p.pageType); x.i32Field(2, p.encoding); x.i32Field(3, p.count); x.structEnd()
+          i += 1
+        }
+      }
+    }
+    if (m.hasBloomFilterOffset) w.i64Field(14, m.bloomFilterOffset)
+    if (m.hasBloomFilterLength) w.i32Field(15, m.bloomFilterLength)
     val z = m.sizeStatistics()
-    if (z != null) t.setSize_statistics(sizeStatistics(z))
+    if (z != null) sizeStatistics(z)
     val g = m.geospatialStatistics()
-    if (g != null) t.setGeospatial_statistics(geospatialStatistics(g))
-    t
+    if (g != null) geospatialStatistics(g)
   }
 
-  private def encodings(m: fb.ColumnMetadata): JList[TEncoding] = {
-    val at = FbAccess.vector(bb, FbAccess.pos(m), 22)
-    if (at < 0) return new JArrayList[TEncoding]() // required in Thrift; always written by ThriftToFlatBuffer
-    encodingLists.computeIfAbsent(at, _ => list(m.encodingsLength)(i => TEncoding.findByValue(m.encodings(i))))
+  private def statisticsStruct(s: fb.Statistics, j: Int): Unit = {
+    val Array(min, max, legacyMin, legacyMax) = stats.storedValues(s, storage(j))
+    w.structField(12)
+    if (legacyMax != null) w.binaryField(1, legacyMax)
+    if (legacyMin != null) w.binaryField(2, legacyMin)
+    if (s.hasNullCount) w.i64Field(3, s.nullCount)
+    if (s.hasDistinctCount) w.i64Field(4, s.distinctCount)
+    if (max != null) w.binaryField(5, max)
+    if (min != null) w.binaryField(6, min)
+    if (s.hasIsMaxValueExact) w.boolField(7, s.isMaxValueExact)
+    if (s.hasIsMinValueExact) w.boolField(8, s.isMinValueExact)
+    if (s.hasNanCount) w.i64Field(9, s.nanCount)
+    w.structEnd()
   }
 
-  private def encodingStats(m: fb.ColumnMetadata): JList[TPageEncodingStats] = {
-    val at = FbAccess.vector(bb, FbAccess.pos(m), 24)
-    encodingStatsLists.computeIfAbsent(at, _ => list(m.encodingStatsLength) { i =>
-      val p = m.encodingStats(new fb.PageEncodingStats(), i)
-      new TPageEncodingStats(PageType.findByValue(p.pageType), TEncoding.findByValue(p.encoding), p.count)
-    })
+  private def longs(id: Int, v: com.google.flatbuffers.LongVector): Unit = {
+    w.listField(id, I64, v.length)
+    var i = 0
+    while (i < v.length) { w.zigzag64(v.get(i)); i += 1 }
   }
 
-  private def statistics(s: fb.Statistics, physical: TType): TStatistics = {
-    val t = if (s.hasNanCount) new StatisticsWithNanCount(s.nanCount) else new TStatistics()
-    val Array(min, max, legacyMin, legacyMax) = stats.storedValues(s, FlatBufferDecoder.storageLeaf(physical))
-    if (legacyMax != null) t.setMax(legacyMax)
-    if (legacyMin != null) t.setMin(legacyMin)
-    if (s.hasNullCount) t.setNull_count(s.nullCount)
-    if (s.hasDistinctCount) t.setDistinct_count(s.distinctCount)
-    if (max != null) t.setMax_value(max)
-    if (min != null) t.setMin_value(min)
-    if (s.hasIsMaxValueExact) t.setIs_max_value_exact(s.isMaxValueExact)
-    if (s.hasIsMinValueExact) t.setIs_min_value_exact(s.isMinValueExact)
-    t
+  private def sizeStatistics(z: fb.SizeStatistics): Unit = {
+    w.structField(16)
+    if (z.hasUnencodedByteArrayDataBytes) w.i64Field(1, z.unencodedByteArrayDataBytes)
+    if (z.repetitionLevelHistogramVector() != null) longs(2, z.repetitionLevelHistogramVector())
+    if (z.definitionLevelHistogramVector() != null) longs(3, z.definitionLevelHistogramVector())
+    w.structEnd()
   }
 
-  private def longs(v: com.google.flatbuffers.LongVector): JList[java.lang.Long] =
-    list(v.length)(i => java.lang.Long.valueOf(v.get(i)))
-
-  private def sizeStatistics(z: fb.SizeStatistics): TSizeStatistics = {
-    val t = new TSizeStatistics()
-    if (z.hasUnencodedByteArrayDataBytes) t.setUnencoded_byte_array_data_bytes(z.unencodedByteArrayDataBytes)
-    if (z.repetitionLevelHistogramVector() != null) t.setRepetition_level_histogram(longs(z.repetitionLevelHistogramVector()))
-    if (z.definitionLevelHistogramVector() != null) t.setDefinition_level_histogram(longs(z.definitionLevelHistogramVector()))
-    t
-  }
-
-  private def geospatialStatistics(g: fb.GeospatialStatistics): TGeospatialStatistics = {
-    val t = new TGeospatialStatistics()
+  private def geospatialStatistics(g: fb.GeospatialStatistics): Unit = {
+    w.structField(17)
     val x = g.bbox()
     if (x != null) {
-      val b = new TBoundingBox(x.xmin, x.xmax, x.ymin, x.ymax)
-      if (x.hasZmin) b.setZmin(x.zmin)
-      if (x.hasZmax) b.setZmax(x.zmax)
-      if (x.hasMmin) b.setMmin(x.mmin)
-      if (x.hasMmax) b.setMmax(x.mmax)
-      t.setBbox(b)
+      w.structField(1)
+      w.doubleField(1, x.xmin); w.doubleField(2, x.xmax); w.doubleField(3, x.ymin); w.doubleField(4, x.ymax)
+      if (x.hasZmin) w.doubleField(5, x.zmin)
+      if (x.hasZmax) w.doubleField(6, x.zmax)
+      if (x.hasMmin) w.doubleField(7, x.mmin)
+      if (x.hasMmax) w.doubleField(8, x.mmax)
+      w.structEnd()
     }
     if (g.geospatialTypesVector() != null) {
-      t.setGeospatial_types(list(g.geospatialTypesLength)(i => Integer.valueOf(g.geospatialTypes(i))))
+      w.listField(2, I32, g.geospatialTypesLength)
+      var i = 0
+      while (i < g.geospatialTypesLength) { w.zigzag32(g.geospatialTypes(i)); i += 1 }
     }
-    t
+    w.structEnd()
+  }
+
+  private def keyValues(id: Int, n: Int, at: Int => fb.KeyValue): Unit = {
+    w.listField(id, Struct, n)
+    var i = 0
+    while (i < n) {
+      val kv = at(i)
+      w.structBegin()
+      w.binaryField(1, kv.keyAsByteBuffer())
+      val value = kv.valAsByteBuffer()
+      if (value != null) w.binaryField(2, value)
+      w.structEnd()
+      i += 1
+    }
   }
 }

@@ -146,18 +146,39 @@ object FooterFiles {
    * [[ThriftDiff]]). `requireRebuild` (the final form): refuses a FlatBuffer from which no
    * Thrift footer can be rebuilt, since the final form keeps no other.
    */
-  def buildFlatBuffer(path: String, thrift: Array[Byte], requireRebuild: Boolean = false): Array[Byte] = {
+  def buildFlatBuffer(path: String, thrift: Array[Byte], requireRebuild: Boolean = false): Array[Byte] =
+    buildChecked(thrift, requireRebuild).flatBuffer
+
+  /** A checked FlatBuffer; `exact`: the Thrift footer rebuilt from it is `thrift`, byte for byte. */
+  final case class Built(flatBuffer: Array[Byte], exact: Boolean)
+
+  private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean): Built = {
     val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
     val (fbBytes, rebuilt) = convertAndRebuild(tmd, thrift)
     rebuilt match {
-      case Right(bytes) if java.util.Arrays.equals(bytes, thrift) => // lossless, byte for byte
+      case Right(bytes) if java.util.Arrays.equals(bytes, thrift) => Built(fbBytes, exact = true)
       case Left(reason) if requireRebuild =>
         throw new UnrepresentableFooterException(s"no Thrift footer can be rebuilt from the FlatBuffer: $reason")
-      case _ => crossCheck(tmd, fbBytes)
+      case _ =>
+        crossCheck(tmd, fbBytes)
+        Built(fbBytes, exact = false)
     }
-    fbBytes
+  }
+
+  /**
+   * Refuses a footer that carries a field-32767 extension of someone else. Only footers that
+   * did not rebuild exactly need the scan: a rebuild never writes field 32767.
+   */
+  private def refuseForeignExtension(thrift: Array[Byte], built: Built, why: String): Unit = if (!built.exact) {
+    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
+    }
+    if (foreign) {
+      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
+        s"ours (unknown UUID); $why")
+    }
   }
 
   /**
@@ -168,7 +189,7 @@ object FooterFiles {
   def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData,
       thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) = {
     def attempt(extras: ThriftExtras) = {
-      val fb = ThriftToFlatBuffer.convert(tmd, extras = extras)
+      val fb = ThriftToFlatBuffer.convert(tmd, extras = extras, sizeHint = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt)
       (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
     }
     val first = attempt(ThriftExtras.Empty)
@@ -208,14 +229,9 @@ object FooterFiles {
 
   /** The new tail (footer + length + magic) with the extension, in the private or intermediate form. */
   def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] = {
-    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
-      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
-    }
-    if (foreign) {
-      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
-        "ours (unknown UUID); the extension mechanism allows only one")
-    }
-    val footer = FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift), form)
+    val built = buildChecked(thrift, requireRebuild = false)
+    refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
+    val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
     if (footer.length > MaxFooterBytes) {
       throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
         s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
@@ -232,11 +248,9 @@ object FooterFiles {
     case FooterForm.Plain => withLengthAndMagic(thrift)
     case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form)
     case FooterForm.Final =>
-      if (ThriftFields.hasExtensionField(thrift)) {
-        throw new UnrepresentableFooterException("the footer carries a field-32767 extension that is not ours " +
-          "(unknown UUID): the final form has no Thrift footer to keep it in")
-      }
-      FooterLayout.finalTail(buildFlatBuffer(path, thrift, requireRebuild = true))
+      val built = buildChecked(thrift, requireRebuild = true)
+      refuseForeignExtension(thrift, built, "the final form has no Thrift footer to keep it in")
+      FooterLayout.finalTail(built.flatBuffer)
   }
 
   def withLengthAndMagic(footer: Array[Byte]): Array[Byte] = {

@@ -34,8 +34,8 @@ object ThriftToFlatBuffer {
    * the UUIDs they do not know).
    */
   def convert(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil,
-      extras: ThriftExtras = ThriftExtras.Empty): Array[Byte] =
-    new ThriftToFlatBuffer(md, extensions, extras).build()
+      extras: ThriftExtras = ThriftExtras.Empty, sizeHint: Int = 64 * 1024): Array[Byte] =
+    new ThriftToFlatBuffer(md, extensions, extras, sizeHint).build()
 
   private[footer] def refuse(reason: String): Nothing = throw new UnrepresentableFooterException(reason)
 
@@ -83,10 +83,10 @@ object ThriftToFlatBuffer {
 }
 
 private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[ThriftToFlatBuffer.FooterExtension],
-    extras: ThriftExtras) {
+    extras: ThriftExtras, sizeHint: Int) {
   import ThriftToFlatBuffer._
 
-  private val b = new FlatBufferBuilder(1024 * 64)
+  private val b = new FlatBufferBuilder(math.max(1024, sizeHint))
   b.forceDefaults(true) // every add* below writes: presence is decided by the caller
 
   private val encodingsCache = mutable.HashMap.empty[JList[_], Int]
