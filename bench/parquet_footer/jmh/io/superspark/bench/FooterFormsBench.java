@@ -1,12 +1,9 @@
 package io.superspark.bench;
 
-import java.io.ByteArrayInputStream;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.openjdk.jmh.annotations.*;
 
@@ -31,21 +28,13 @@ public class FooterFormsBench {
   @Param({"private", "final"})
   public String form;
 
-  private byte[] thrift;
-  private FooterBytes plain;
   private FooterBytes extended;
   private Projection projection;
-  private ParquetMetadataConverter converter;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    String path = Paths.get(System.getProperty("footer.bench.dir"), "wide_" + columns + ".parquet").toString();
-    plain = FooterFiles.readFooter(Paths.get(path));
-    thrift = plain.footer();
-    byte[] tail = FooterFiles.tailFor(path, thrift, FooterForm.parse(form).get());
-    boolean isFinal = form.equals("final");
-    byte[] footer = java.util.Arrays.copyOf(tail, tail.length - (isFinal ? 4 : 8));
-    extended = new FooterBytes(path, plain.fileLength(), plain.footerOffset(), footer, isFinal);
+    FooterBytes plain = BenchFooters.plain(columns);
+    extended = BenchFooters.inForm(plain, form);
     ParquetMetadata md = FooterReader.thrift(plain, Projection.Full());
     List<scala.collection.immutable.Seq<String>> ten = new ArrayList<>();
     var leaves = md.getFileMetaData().getSchema().getColumns();
@@ -55,7 +44,6 @@ public class FooterFormsBench {
     }
     projection = new Projection(scala.Option.apply(scala.jdk.javaapi.CollectionConverters.asScala(ten).toList()),
         RowGroupSelection.All$.MODULE$, false, true);
-    converter = FooterReader.converter(false);
   }
 
   private void requireFlatBuffer(FooterReadResult r) {

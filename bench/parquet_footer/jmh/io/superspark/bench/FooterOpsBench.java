@@ -1,7 +1,6 @@
 package io.superspark.bench;
 
 import java.io.ByteArrayInputStream;
-import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
@@ -33,12 +32,9 @@ public class FooterOpsBench {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    String path = Paths.get(System.getProperty("footer.bench.dir"), "wide_" + columns + ".parquet").toString();
-    plain = FooterFiles.readFooter(Paths.get(path));
+    plain = BenchFooters.plain(columns);
     thrift = plain.footer();
-    byte[] tail = FooterFiles.tailFor(path, thrift, FooterForm.Final$.MODULE$);
-    finalForm = new FooterBytes(path, plain.fileLength(), plain.footerOffset(),
-        java.util.Arrays.copyOf(tail, tail.length - 4), true);
+    finalForm = BenchFooters.inForm(plain, "final");
     converter = FooterReader.converter(false);
   }
 

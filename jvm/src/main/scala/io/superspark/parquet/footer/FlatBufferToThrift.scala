@@ -169,28 +169,26 @@ private final class FlatBufferToThrift(md: fb.FileMetaData, sizeHint: Int) {
     w.structEnd()
   }
 
+  /** Union members without options: FlatBuffer union type -> Thrift LogicalType field id. */
+  private val EmptyLogicalTypes: Map[Byte, Int] = {
+    import fb.LogicalType._
+    Map(StringType -> 1, MapType -> 2, ListType -> 3, EnumType -> 4, DateType -> 6, NullType -> 11, JsonType -> 12,
+      BsonType -> 13, UUIDType -> 14, Float16Type -> 15)
+  }
+
   private def logicalType(e: fb.SchemaElement): Unit = {
     w.structField(10)
     e.logicalTypeType match {
-      case fb.LogicalType.StringType => empty(1)
-      case fb.LogicalType.MapType => empty(2)
-      case fb.LogicalType.ListType => empty(3)
-      case fb.LogicalType.EnumType => empty(4)
+      case t if EmptyLogicalTypes.contains(t) => empty(EmptyLogicalTypes(t))
       case fb.LogicalType.DecimalType =>
         val d = e.logicalType(new fb.DecimalOptions()).asInstanceOf[fb.DecimalOptions]
         w.structField(5); w.i32Field(1, d.scale); w.i32Field(2, d.precision); w.structEnd()
-      case fb.LogicalType.DateType => empty(6)
       case fb.LogicalType.TimeType => timeOptions(7, e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions])
       case fb.LogicalType.TimestampType =>
         timeOptions(8, e.logicalType(new fb.TimeOptions()).asInstanceOf[fb.TimeOptions])
       case fb.LogicalType.IntType =>
         val o = e.logicalType(new fb.IntOptions()).asInstanceOf[fb.IntOptions]
         w.structField(10); w.i8Field(1, o.bitWidth); w.boolField(2, o.isSigned); w.structEnd()
-      case fb.LogicalType.NullType => empty(11)
-      case fb.LogicalType.JsonType => empty(12)
-      case fb.LogicalType.BsonType => empty(13)
-      case fb.LogicalType.UUIDType => empty(14)
-      case fb.LogicalType.Float16Type => empty(15)
       case fb.LogicalType.VariantType =>
         val v = e.logicalType(new fb.VariantType()).asInstanceOf[fb.VariantType]
         w.structField(16)
