@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer bench-sb bench-interceptor
+.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -36,9 +36,14 @@ bench-bsup: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/bsup/bench.py
 
-# Parquet footer extension benchmark (bench/parquet_footer/run.py): prints ratio= lines.
+# Parquet footer benchmark (bench/parquet_footer/run.py, JMH): prints ratio= lines.
 bench-footer: setup
+	./dev/sbt footerBenchJars
 	.venv/bin/python bench/parquet_footer/run.py
+
+# FlatBuffer -> Thrift rebuild survey (pyarrow, DuckDB, Polars, Spark files + parquet-testing).
+footer-rebuild-survey: setup
+	.venv/bin/python bench/parquet_footer/rebuild_survey.py
 
 # Parquet footer interceptor benchmark (bench/parquet_interceptor/run.py): prints ratio= lines.
 bench-interceptor: setup

@@ -87,3 +87,21 @@ root / bsupBenchJars := {
   jars.foreach(j => IO.copyFile(j, dir / j.getName))
   streams.value.log.info(s"bsup bench jars in $dir: ${jars.map(_.getName).mkString(", ")}")
 }
+
+// ---- footer benchmark only: JMH (jmh-core and its annotation processor) from Maven Central,
+// on a bench-only classpath; never on the compile/test classpath nor in the jar.
+// `make bench-footer` copies the jars to bench/out/jars and compiles bench/parquet_footer/jmh.
+lazy val FooterBench = config("footerbench").hide
+lazy val footerBenchJars = taskKey[Unit]("Copy the footer benchmark's jars (JMH) to bench/out/jars/jmh")
+ThisBuild / footerBenchJars := {}
+root / ivyConfigurations += FooterBench
+root / libraryDependencies ++= Seq(
+  "org.openjdk.jmh" % "jmh-core" % "1.37" % FooterBench,
+  "org.openjdk.jmh" % "jmh-generator-annprocess" % "1.37" % FooterBench)
+root / footerBenchJars := {
+  val jars = (root / update).value.select(configurationFilter(FooterBench.name))
+  val dir = (root / baseDirectory).value / "bench" / "out" / "jars" / "jmh"
+  IO.createDirectory(dir)
+  jars.foreach(j => IO.copyFile(j, dir / j.getName))
+  streams.value.log.info(s"footer bench jars in $dir: ${jars.map(_.getName).mkString(", ")}")
+}

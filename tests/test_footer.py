@@ -107,7 +107,7 @@ def test_errors_are_reported_per_file(tmp_path):
         fh.write(b"not a parquet file at all")
     results = footer.add(good, junk)
     assert [r["status"] for r in results] == ["added", "error"]
-    assert "no PAR1 magic" in results[1]["message"] and junk in results[1]["message"]
+    assert "no PAR1 or PAR3 magic" in results[1]["message"] and junk in results[1]["message"]
     code, _ = _cli("add", junk)
     assert code == 1
     assert _cli("inspect", str(tmp_path / "missing.parquet"))[0] == 64

@@ -1,9 +1,15 @@
-"""Parquet footer benchmark: parquet-java's Thrift footer decode vs superspark's FlatBuffer
-footer (full and projected to 10 columns), on pyarrow-written wide files (float + string
-columns x 20 row groups, statistics on). One command: `make bench-footer`.
+"""Parquet footer benchmark (`make bench-footer`), with JMH: parquet-java's Thrift footer
+decode vs superspark's FlatBuffer footer in the private and final forms, and the cost of
+`add` / `migrate`, on pyarrow-written wide files (half float32, half string columns x 20 row
+groups, statistics and dictionaries on).
 
-Prints a table, `ratio=` lines (medians of repeats, measured side by side in one JVM) and
-writes docs/parquet-footer-bench.png (decode time vs columns, log scale).
+JMH (bench/parquet_footer/jmh, compiled here with JMH's annotation processor; the JMH jars
+come from `sbt footerBenchJars`, a bench-only configuration): 2 forks x (3 warm-up + 4
+measured iterations of 1 s, at least one operation each). Reported: the median of the 8
+measured iterations (average time per operation in each) with their min-max spread.
+
+Prints a table, sizes (footer bytes and bytes a reader fetches to open the file), `ratio=`
+lines, and writes docs/parquet-footer-bench.png. Arguments: column counts (default 1000 10000).
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -18,66 +26,136 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
 
 import fixtures  # noqa: E402
 
-# columns -> repeats (the 50,000-column footer takes seconds per Thrift decode)
-SIZES = {1000: 15, 10000: 7, 50000: 3}
+JMH = ["-f", "2", "-wi", "3", "-i", "4", "-w", "1s", "-r", "1s"]
 
 
-def classpath() -> str:
-    sys.path.insert(0, os.path.join(REPO, "python"))
+def classpath(*extra: str) -> str:
     import pyspark
     import superspark
 
     jars = os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")
-    return f"{superspark.jar_path()}{os.pathsep}{jars}"
+    return os.pathsep.join([*extra, superspark.jar_path(), jars, os.path.join(REPO, "bench", "out", "jars", "jmh", "*")])
+
+
+def compile_benchmarks(out: str) -> None:
+    if not glob.glob(os.path.join(REPO, "bench", "out", "jars", "jmh", "jmh-core-*.jar")):
+        raise SystemExit("JMH jars missing: run `./dev/sbt footerBenchJars` (make bench-footer does)")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    sources = glob.glob(os.path.join(HERE, "jmh", "**", "*.java"), recursive=True)
+    subprocess.run(["javac", "-proc:full", "-cp", classpath(), "-d", out, *sources], check=True)
+
+
+def sizes(folder: str, columns: int) -> dict:
+    """Footer bytes and bytes fetched to open, per form (files made by `migrate`)."""
+    from superspark import footer
+
+    src = fixtures.fixture_path(folder, columns)
+    out = {}
+    for form in ("plain", "private", "final"):
+        path = os.path.join(folder, f"wide_{columns}.{form}.parquet")
+        if not os.path.exists(path):
+            [r] = footer.migrate(src, to=form, output=path)
+            assert r["status"] in ("migrated", "unchanged"), r
+        [i] = footer.inspect(path)
+        k = i.get("flatbuffer_bytes", 0)
+        footer_bytes = i["footer_bytes"]
+        if form == "plain":
+            fetched = 8 + footer_bytes  # length + magic, then the Thrift footer
+        elif form == "private":
+            # length + magic, the 29-byte trailer, then the extension alone (FooterColumns.readExtensionOnly)
+            uleb = len(_uleb128(k + 28))
+            fetched = 8 + 29 + 4 + uleb + k + 28 + 1
+        else:
+            fetched = 8 + 12 + footer_bytes  # magic + trailer, then FlatBuffer + trailer
+        out[form] = {"footer_bytes": footer_bytes, "flatbuffer_bytes": k, "fetched_bytes": fetched}
+    return out
+
+
+def _uleb128(v: int) -> bytes:
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def run_jmh(classes: str, folder: str, columns) -> dict:
+    result = os.path.join(REPO, "bench", "out", "jmh-result.json")
+    cmd = ["java", "-cp", classpath(classes), "org.openjdk.jmh.Main", *JMH,
+           "-p", "columns=" + ",".join(map(str, columns)),
+           "-jvmArgs", f"-Xmx6g -Dfooter.bench.dir={folder}",
+           "-rf", "json", "-rff", result, "io.superspark.bench"]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    stats = {}
+    for b in json.load(open(result)):
+        name = b["benchmark"].rsplit(".", 1)[1]
+        params = b.get("params", {})
+        raw = [x for fork in b["primaryMetric"]["rawData"] for x in fork]
+        key = (name, int(params["columns"]), params.get("form"))
+        stats[key] = {"median": statistics.median(raw), "min": min(raw), "max": max(raw), "n": len(raw)}
+    return stats
 
 
 def main() -> int:
-    sizes = {int(a): SIZES.get(int(a), 5) for a in sys.argv[1:]} or SIZES
+    columns = [int(a) for a in sys.argv[1:]] or [1000, 10000]
     folder = os.path.join(REPO, "bench", "out", "parquet_footer")
     os.makedirs(folder, exist_ok=True)
-    args = []
-    for columns, repeats in sizes.items():
-        path = fixtures.fixture_path(folder, columns)
-        took = fixtures.write_fixture(path, columns)
-        print(f"fixture {os.path.basename(path)}: " + (f"written in {took:.1f}s" if took else "cached"))
-        args.append(f"{path}:{repeats}")
+    for c in columns:
+        took = fixtures.write_fixture(fixtures.fixture_path(folder, c), c)
+        print(f"fixture wide_{c}.parquet: " + (f"written in {took:.1f}s" if took else "cached"))
+    size = {c: sizes(folder, c) for c in columns}
+    classes = os.path.join(REPO, "bench", "out", "jmh-classes")
+    compile_benchmarks(classes)
     started = time.perf_counter()
-    proc = subprocess.run(
-        ["java", "-Xmx6g", "-cp", classpath(), "io.superspark.parquet.footer.FooterBenchmark", *args],
-        capture_output=True, text=True)
-    if proc.returncode != 0:
-        print(proc.stderr[-4000:], file=sys.stderr)
-        return proc.returncode
-    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    print(f"JVM run: {time.perf_counter() - started:.0f}s\n")
-    print(f"{'columns':>8} {'row groups':>10} {'thrift MB':>10} {'flatbuf MB':>10} {'thrift ms':>10} "
-          f"{'full ms':>9} {'eager ms':>9} {'10-col ms':>9} {'add s':>7}  add")
-    for r in rows:
-        print(f"{r['columns']:>8} {r['row_groups']:>10} {r['thrift_bytes'] / 1e6:>10.1f} "
-              f"{r['flatbuffer_bytes'] / 1e6:>10.1f} {r['thrift_ms']:>10.1f} {r['full_ms']:>9.1f} {r['full_eager_ms']:>9.1f} "
-              f"{r['projected_ms']:>9.2f} {r['add_ms'] / 1e3:>7.1f}  {r['add_status']}")
+    s = run_jmh(classes, folder, columns)
+    print(f"JMH run: {time.perf_counter() - started:.0f}s ({' '.join(JMH)}); ms per operation, "
+          "median of the measured iterations [min-max]\n")
+
+    def fmt(key):
+        x = s[key]
+        return f"{x['median']:9.2f} [{x['min']:.2f}-{x['max']:.2f}]"
+
+    print(f"{'columns':>8} {'form':>8} {'footer B':>12} {'fetched B':>12} {'full decode ms':>30} {'10-col decode ms':>28}")
+    for c in columns:
+        for form in ("plain", "private", "final"):
+            z = size[c][form]
+            dec = fmt(("thriftDecode", c, None)) + " (parquet-java)" if form == "plain" else fmt(("fullDecode", c, form))
+            proj = "" if form == "plain" else fmt(("projectedDecode", c, form))
+            print(f"{c:>8} {form:>8} {z['footer_bytes']:>12,} {z['fetched_bytes']:>12,} {dec:>30} {proj:>28}")
+        for op in ("add", "migrateToFinal", "migrateFinalToPlain"):
+            print(f"{c:>8} {op:>20}: {fmt((op, c, None))} ms")
     print()
-    for r in rows:
-        c = r["columns"]
-        print(f"ratio={r['thrift_ms'] / r['full_ms']:.1f} full_decode_speedup columns={c} "
-              f"(thrift {r['thrift_ms']:.1f} ms / flatbuffer {r['full_ms']:.1f} ms, median of {r['repeats']})")
-        print(f"ratio={r['thrift_ms'] / r['full_eager_ms']:.1f} full_eager_decode_speedup columns={c} "
-              f"(thrift {r['thrift_ms']:.1f} ms / flatbuffer, statistics decoded up front, {r['full_eager_ms']:.1f} ms)")
-        print(f"ratio={r['thrift_ms'] / r['projected_ms']:.1f} projected_10_columns_speedup columns={c} "
-              f"(thrift {r['thrift_ms']:.1f} ms / projected {r['projected_ms']:.2f} ms)")
-        print(f"ratio={r['flatbuffer_bytes'] / r['thrift_bytes']:.2f} flatbuffer_vs_thrift_bytes columns={c}")
-    refused = [r["columns"] for r in rows if r["add_status"] != "added"]
-    if refused:
-        print(f"note: add refused for {refused} columns: the extended footer would pass the 100 MiB "
-              "Thrift limit of parquet-java/Arrow C++; decode times use the FlatBuffer built in memory")
-    plot(rows)
+    for c in columns:
+        t = s[("thriftDecode", c, None)]["median"]
+        for form in ("private", "final"):
+            f = s[("fullDecode", c, form)]["median"]
+            p = s[("projectedDecode", c, form)]["median"]
+            print(f"ratio={t / f:.1f} full_decode_speedup form={form} columns={c} "
+                  f"(parquet-java {t:.1f} ms / FlatBuffer {f:.1f} ms: both CRCs over the whole FlatBuffer, "
+                  "verifier, decode with lazy statistics)")
+            print(f"ratio={t / p:.1f} projected_10_columns_speedup form={form} columns={c} "
+                  f"(parquet-java {t:.1f} ms / {p:.2f} ms: both CRCs over the whole FlatBuffer, verifier of "
+                  "what is read, decode of 10 columns)")
+        priv, fin, plain = size[c]["private"], size[c]["final"], size[c]["plain"]
+        print(f"ratio={fin['footer_bytes'] / priv['footer_bytes']:.2f} final_vs_private_footer_bytes columns={c} "
+              f"({fin['footer_bytes']:,} / {priv['footer_bytes']:,})")
+        print(f"ratio={fin['footer_bytes'] / plain['footer_bytes']:.2f} final_vs_plain_thrift_footer_bytes columns={c}")
+        print(f"ratio={fin['fetched_bytes'] / priv['fetched_bytes']:.2f} final_vs_private_bytes_fetched_to_open "
+              f"columns={c} ({fin['fetched_bytes']:,} / {priv['fetched_bytes']:,})")
+        for op in ("add", "migrateToFinal", "migrateFinalToPlain"):
+            m = s[(op, c, None)]["median"]
+            print(f"ratio={m / 2000:.2f} {op}_vs_2s_target columns={c} ({m:.0f} ms, warm JVM, in memory)")
+    plot(columns, s, size)
     return 0
 
 
-def plot(rows) -> None:
+def plot(columns, s, size) -> None:
     try:
         import matplotlib
 
@@ -86,22 +164,41 @@ def plot(rows) -> None:
     except ImportError:
         print("matplotlib missing: no plot")
         return
-    cols = [r["columns"] for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    ax.plot(cols, [r["thrift_ms"] for r in rows], "o-", label="parquet-java Thrift -> ParquetMetadata")
-    ax.plot(cols, [r["full_ms"] for r in rows], "s-", label="FlatBuffer -> ParquetMetadata (full, lazy stats)")
-    ax.plot(cols, [r["full_eager_ms"] for r in rows], "d--", label="FlatBuffer -> ParquetMetadata (full, eager stats)")
-    ax.plot(cols, [r["projected_ms"] for r in rows], "^-", label="FlatBuffer, 10 columns projected")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+
+    def line(axis, key, style, label):
+        med = [s[key(c)]["median"] for c in columns]
+        lo = [m - s[key(c)]["min"] for m, c in zip(med, columns)]
+        hi = [s[key(c)]["max"] - m for m, c in zip(med, columns)]
+        axis.errorbar(columns, med, yerr=[lo, hi], fmt=style, capsize=3, label=label)
+
+    line(ax, lambda c: ("thriftDecode", c, None), "o-", "parquet-java Thrift -> ParquetMetadata")
+    line(ax, lambda c: ("fullDecode", c, "private"), "s-", "private form, full decode")
+    line(ax, lambda c: ("fullDecode", c, "final"), "D--", "final (PAR3) form, full decode")
+    line(ax, lambda c: ("projectedDecode", c, "private"), "^-", "private form, 10 columns")
+    line(ax, lambda c: ("projectedDecode", c, "final"), "v--", "final form, 10 columns")
+    line(ax, lambda c: ("add", c, None), "x:", "add (private form)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("columns (x 20 row groups)")
-    ax.set_ylabel("footer decode, ms (median)")
-    ax.set_title("Parquet footer decode (pyarrow-written files)")
+    ax.set_ylabel("ms per footer (JMH median, min-max)")
+    ax.set_title("Footer decode and add (pyarrow-written files)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    width = 0.25
+    xs = range(len(columns))
+    for i, form in enumerate(("plain", "private", "final")):
+        bx.bar([x + (i - 1) * width for x in xs], [size[c][form]["footer_bytes"] / 1e6 for c in columns], width,
+               label={"plain": "plain (Thrift)", "private": "private (Thrift + FlatBuffer)",
+                      "final": "final (FlatBuffer only)"}[form])
+    bx.set_xticks(list(xs))
+    bx.set_xticklabels([f"{c:,} columns" for c in columns])
+    bx.set_ylabel("footer MB")
+    bx.set_yscale("log")
+    bx.set_title("Footer size by form")
+    bx.legend(fontsize=7)
     fig.tight_layout()
     out = os.path.join(REPO, "docs", "parquet-footer-bench.png")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
     fig.savefig(out, dpi=110)
     print(f"plot: {os.path.relpath(out, REPO)}")
 

@@ -1,4 +1,4 @@
-"""Parquet FlatBuffers footer extension: inspect, add, strip and verify it.
+"""Parquet FlatBuffers footer extension: inspect, add, strip, verify and migrate it.
 
 The footer extension appends a FlatBuffers copy of Parquet's ``FileMetaData`` (with CRCs and
 a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. See
@@ -17,6 +17,8 @@ Python API (each returns one dict per Parquet file; directories are walked)::
     footer.add("in.parquet", output="out.parquet")
     footer.strip("data/")                  # byte-identical to the file before `add`
     footer.verify("data/")                 # CRCs + FlatBuffer == Thrift, field by field
+    footer.migrate("data/", to="final")    # private | intermediate | final | plain
+    footer.roundtrip("data/")              # Thrift -> FlatBuffer -> Thrift: same bytes?
 
 Command line::
 
@@ -24,6 +26,8 @@ Command line::
     python -m superspark.footer add [--output OUT] PATH...
     python -m superspark.footer strip [--output OUT] PATH...
     python -m superspark.footer verify [--json] PATH...
+    python -m superspark.footer migrate --to private|intermediate|final|plain [--output OUT] PATH...
+    python -m superspark.footer roundtrip [--json] PATH...
 
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
 extension); 2 (``verify`` only) some file has no extension and none failed; 64 usage error.
@@ -38,7 +42,10 @@ import subprocess
 import sys
 from typing import Iterable, List, Optional, Sequence, Union
 
-__all__ = ["inspect", "add", "strip", "verify", "main"]
+__all__ = ["inspect", "add", "strip", "verify", "migrate", "roundtrip", "FORMS", "main"]
+
+#: The footer forms ``migrate`` writes (docs/parquet-footer.md, "Forms").
+FORMS = ("private", "intermediate", "final", "plain")
 
 PathArg = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 
@@ -134,9 +141,29 @@ def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> 
     return _call("strip", paths, None if output is None else os.fspath(output))
 
 
+def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+    """Rewrites each file's footer into the form ``to``: ``private`` (Thrift + FlatBuffer
+    extension, UUID1), ``intermediate`` (the same with UUID2 and a v1 FlatBuffer), ``final``
+    (FlatBuffer only, ``PAR3`` tail: only superspark reads it) or ``plain`` (an ordinary
+    Parquet file). Only the tail is rewritten, never the data pages; in place or into
+    ``output`` as for :func:`add`. ``final`` -> ``plain`` gives back the original bytes
+    wherever :func:`roundtrip` says ``exact``. Status ``migrated``, ``unchanged``,
+    ``refused`` or ``error``, with ``from`` and ``to``."""
+    if to not in FORMS:
+        raise ValueError(f"unknown footer form {to!r} (expected one of {', '.join(FORMS)})")
+    return _call("migrate", paths, None if output is None else os.fspath(output), to)
+
+
+def roundtrip(*paths: PathArg) -> List[dict]:
+    """Per file: converts its Thrift footer to the FlatBuffer and back. ``exact`` (the same
+    bytes), ``equivalent`` (other bytes, same Thrift objects and same parquet-java metadata),
+    ``different`` (with ``reason``), ``refused`` or ``error``."""
+    return _call("roundtrip", paths)
+
+
 # ---- command line ----
 
-_FAILED = {"error", "refused", "corrupt", "mismatch"}
+_FAILED = {"error", "refused", "corrupt", "mismatch", "different"}
 
 
 def _size(n) -> str:
@@ -148,8 +175,8 @@ def _print_inspect(r: dict) -> None:
     if status == "error":
         print(f"{r['path']}: error: {r.get('message')}")
         return
-    head = f"{r['path']}: extension {status}"
-    if r.get("extension"):
+    head = f"{r['path']}: {r.get('form', '?')} form, extension {status}"
+    if r.get("uuid"):
         head += f" (uuid {r['uuid']})"
     print(head)
     print(f"  footer {_size(r.get('footer_bytes'))}: thrift {_size(r.get('thrift_bytes'))}, "
@@ -167,8 +194,10 @@ def _print_inspect(r: dict) -> None:
 def _print_change(r: dict) -> None:
     status = r["status"]
     detail = ""
-    if status in ("added", "stripped", "unchanged"):
-        parts = [f"thrift {_size(r.get('thrift_bytes'))}"]
+    if status in ("added", "stripped", "unchanged", "migrated"):
+        parts = [f"{r['from']} -> {r['to']}"] if r.get("to") else []
+        if r.get("thrift_bytes") is not None:
+            parts.append(f"thrift {_size(r.get('thrift_bytes'))}")
         if r.get("flatbuffer_bytes"):
             parts.append(f"flatbuffer {_size(r.get('flatbuffer_bytes'))}")
         if r.get("seconds") is not None:
@@ -183,6 +212,8 @@ def _print_change(r: dict) -> None:
 
 def _print_verify(r: dict) -> None:
     reason = r.get("reason") or r.get("message")
+    if reason is None and r.get("first_difference") is not None:
+        reason = f"first difference at byte {r['first_difference']}"
     print(f"{r['status']} {r['path']}" + (f": {reason}" if reason else ""))
 
 
@@ -200,7 +231,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                      description="Parquet FlatBuffers footer extension tools")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_text in [("inspect", "show the footer and its extension"),
-                            ("verify", "check CRCs and that the FlatBuffer matches the Thrift footer")]:
+                            ("verify", "check CRCs and that the FlatBuffer matches the Thrift footer"),
+                            ("roundtrip", "Thrift -> FlatBuffer -> Thrift: are the bytes the same?")]:
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("paths", nargs="+", metavar="PATH")
@@ -210,6 +242,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.add_argument("--output", "-o", help="write here instead of in place")
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("paths", nargs="+", metavar="PATH")
+    p = sub.add_parser("migrate", help="rewrite the footer into another form (data pages untouched)")
+    p.add_argument("--to", required=True, choices=FORMS, help="the footer form to write")
+    p.add_argument("--output", "-o", help="write here instead of in place")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("paths", nargs="+", metavar="PATH")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
@@ -217,6 +254,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.command in ("add", "strip"):
             results = globals()[args.command](args.paths, output=args.output)
+        elif args.command == "migrate":
+            results = migrate(args.paths, to=args.to, output=args.output)
         else:
             results = globals()[args.command](args.paths)
     except (FileNotFoundError, ValueError) as e:
@@ -225,7 +264,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
     else:
-        printer = {"inspect": _print_inspect, "verify": _print_verify}.get(args.command, _print_change)
+        printer = {"inspect": _print_inspect, "verify": _print_verify,
+                   "roundtrip": _print_verify}.get(args.command, _print_change)
         for r in results:
             printer(r)
         if not results:

@@ -61,6 +61,23 @@ object FlatBufferDecoder {
       case Some(paths) => schema.selectLeaves(paths.map(_.toArray).toArray)
     }
 
+  /** Only the physical type matters for how statistics bytes are stored. */
+  private val storageLeaves =
+    new java.util.concurrent.ConcurrentHashMap[org.apache.parquet.format.Type, Leaf]()
+
+  /** A leaf of the given physical type, for [[ChunkStatistics.storedValues]]. */
+  private[footer] def storageLeaf(physical: org.apache.parquet.format.Type): Leaf =
+    storageLeaves.computeIfAbsent(physical, _ => {
+      val primitive = PrimitiveTypeName.values().find(_.name == (physical match {
+        case org.apache.parquet.format.Type.BYTE_ARRAY => "BINARY"
+        case other => other.name
+      })).get
+      val length = if (primitive == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) 1 else 0
+      val ptype: PrimitiveType = org.apache.parquet.schema.Types.primitive(primitive,
+        org.apache.parquet.schema.Type.Repetition.OPTIONAL).length(length).named("x")
+      new Leaf(null, ptype, false)
+    })
+
   // ---- parquet-java's statistics rules (ParquetMetadataConverter, 1.17) ----
 
   private[footer] sealed trait SortOrder

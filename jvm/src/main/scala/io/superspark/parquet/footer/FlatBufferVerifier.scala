@@ -23,6 +23,7 @@ object FlatBufferVerifier {
   private object S {
     // FileMetaData
     val Version = 4; val Schema = 6; val NumRows = 8; val RowGroups = 10; val Kv = 12; val CreatedBy = 14
+    val SchemaVersion = 16; val Extensions = 18
     // SchemaElement
     val Name = 4; val Type = 6; val Repetition = 8; val LogicalTypeType = 10; val LogicalType = 12
     val TypeLength = 14; val NumChildren = 16; val FieldId = 18; val ColumnOrderType = 20; val ColumnOrder = 22
@@ -32,6 +33,7 @@ object FlatBufferVerifier {
     val RgTotalCompressed = 14; val Ordinal = 16
     // ColumnChunk
     val FilePath = 4; val MetaData = 6; val CiOffset = 8; val CiLength = 10; val OiOffset = 12; val OiLength = 14
+    val ChunkFileOffset = 16
     // ColumnMetadata
     val Codec = 4; val NumValues = 6; val TotalUncompressed = 8; val TotalCompressed = 10; val ColKv = 12
     val DataPageOffset = 14; val IndexPageOffset = 16; val DictPageOffset = 18; val Statistics = 20
@@ -169,6 +171,11 @@ object FlatBufferVerifier {
       if (tables(r, S.Schema)(schemaElement) == 0) fail(r.pos, "empty schema")
       tables(r, S.Kv)(keyValue)
       optString(r, S.CreatedBy)
+      r.scalar(S.SchemaVersion, 4)
+      tables(r, S.Extensions) { e =>
+        if (e.scalar(4, 16) == 0) fail(e.pos, "extension entry without its UUID")
+        optVector(e, 6, 1)
+      }
       tables(r, S.RowGroups)(rowGroupHead)
     }
 
@@ -192,7 +199,7 @@ object FlatBufferVerifier {
           case _ => // Empty
         }
       }
-      union(t, S.ColumnOrderType, S.ColumnOrder, 2, "column order")((_, _) => ())
+      union(t, S.ColumnOrderType, S.ColumnOrder, 3, "column order")((_, _) => ())
     }
 
     private def union(t: T, typeSlot: Int, valueSlot: Int, max: Int, what: String)(member: (Int, T) => Unit): Unit = {
@@ -232,6 +239,7 @@ object FlatBufferVerifier {
     private def columnChunk(t: T): Unit = {
       optString(t, S.FilePath)
       t.scalar(S.CiOffset, 8); t.scalar(S.CiLength, 4); t.scalar(S.OiOffset, 8); t.scalar(S.OiLength, 4)
+      t.scalar(S.ChunkFileOffset, 8)
       val m = t.ref(S.MetaData)
       if (m < 0) fail(t.pos, "column chunk without metadata")
       columnMetadata(new T(m))
@@ -279,6 +287,7 @@ object FlatBufferVerifier {
       t.scalar(16, 4); t.scalar(18, 8); t.scalar(20, 8); t.scalar(22, 1)
       optVector(t, 24, 1); optVector(t, 26, 1); optVector(t, 28, 1); optVector(t, 36, 1); optVector(t, 38, 1)
       t.scalar(30, 1); t.scalar(32, 1); t.scalar(34, 1)
+      t.scalar(40, 8) // nan_count (v1)
     }
   }
 }

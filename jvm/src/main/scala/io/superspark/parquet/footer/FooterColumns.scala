@@ -15,7 +15,7 @@ import scala.collection.mutable.ArrayBuffer
  */
 object FooterColumns {
   /** None when the footer has no usable extension (then read without a column projection). */
-  def topLevelNames(footer: FooterBytes): Option[Array[String]] = FooterLayout.locate(footer.footer) match {
+  def topLevelNames(footer: FooterBytes): Option[Array[String]] = FooterLayout.locate(footer) match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
       if (FlatBufferVerifier.verifyHead(buf).isDefined) None
@@ -43,7 +43,7 @@ object FooterColumns {
    * returns, without verifying the row groups of the FlatBuffer (none is decoded): only its
    * head is verified. Fallback and strict behave as in [[FooterReader.read]].
    */
-  def readSchemaOnly(footer: FooterBytes, strict: Boolean): FooterReadResult = FooterLayout.locate(footer.footer) match {
+  def readSchemaOnly(footer: FooterBytes, strict: Boolean): FooterReadResult = FooterLayout.locate(footer) match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
       val decoded = FlatBufferVerifier.verifyHead(buf) match {
@@ -51,21 +51,18 @@ object FooterColumns {
         case None =>
           try {
             val md = FlatBufferDecoder.root(buf)
-            val schema = FlatSchema.read(md)
-            Right(FlatBufferDecoder.decode(md, schema, FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups))
+            FooterReader.schemaVersionProblem(md, ext.form).toLeft {
+              val schema = FlatSchema.read(md)
+              FlatBufferDecoder.decode(md, schema, FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups)
+            }
           } catch {
             case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
           }
       }
       decoded match {
         case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)
-        case Left(reason) =>
-          val at = reason match {
-            case FallbackReason.MalformedFlatBuffer(o, d) => FallbackReason.MalformedFlatBuffer(o + ext.flatBufferOffset, d)
-            case other => other
-          }
-          if (strict) throw new FlatBufferFooterException(footer.path, at, footer.footerOffset)
-          FooterReadResult(FooterReader.thrift(footer, NoRowGroups), FooterSource.Thrift, Some(at))
+        case Left(reason) => FooterReader.fallBack(footer, NoRowGroups, strict || ext.form == FooterForm.Final,
+          FooterReader.shift(reason, ext.flatBufferOffset))
       }
     case _ => FooterReader.read(footer, NoRowGroups, strict)
   }
@@ -87,7 +84,7 @@ object FooterColumns {
     if (footerOffset < 4 || footerLength < FooterLayout.MinExtendedFooter) return None
     // stop byte, UUID, crc(K), K, crc(fb): the last 29 bytes of the footer.
     val trailer = readAt(fileLength - 8 - 29, 29)
-    if (trailer(28) != 0 || !java.util.Arrays.equals(trailer, 12, 28, FooterLayout.UuidBytes, 0, 16)) return None
+    if (trailer(28) != 0 || FooterLayout.formOfUuid(trailer, 12).isEmpty) return None
     val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
     val partLength = FooterLayout.FieldHeader.length + FooterLayout.uleb128(k + FooterLayout.TrailerSize).length +
       k + FooterLayout.TrailerSize + 1

@@ -10,10 +10,12 @@ import org.apache.parquet.io.InputFile
 
 /**
  * A Parquet file's footer: the bytes its footer length covers (Thrift, plus the extension
- * when present), where they start in the file, and the file's length.
+ * when present), where they start in the file, and the file's length. `isFinal`: a final-form
+ * (PAR3) file, whose footer is the FlatBuffer, its CRC, its size and the size's CRC.
  */
-final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte]) {
-  /** Thrift + extension + length + magic: what `add`/`strip` rewrite. */
+final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte],
+    isFinal: Boolean = false) {
+  /** The footer + length + magic (or the final form's footer + PAR3): what `add`/`strip`/`migrate` rewrite. */
   def tailLength: Long = fileLength - footerOffset
 }
 
@@ -27,11 +29,12 @@ object FooterFiles {
     }
     val tail = readAt(fileLength - 8, 8)
     val magic = java.util.Arrays.copyOfRange(tail, 4, 8)
+    if (java.util.Arrays.equals(magic, FooterLayout.FinalMagic)) return readFinalFooter(path, fileLength, tail, readAt)
     if (java.util.Arrays.equals(magic, FooterLayout.EncryptedMagic)) {
       throw new ParquetFooterException(s"$path: encrypted footer (magic PARE at byte ${fileLength - 4}) is not supported")
     }
     if (!java.util.Arrays.equals(magic, FooterLayout.Magic)) {
-      throw new ParquetFooterException(s"$path: not a Parquet file (no PAR1 magic at byte ${fileLength - 4})")
+      throw new ParquetFooterException(s"$path: not a Parquet file (no PAR1 or PAR3 magic at byte ${fileLength - 4})")
     }
     val length = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
     val offset = fileLength - 8 - length
@@ -43,6 +46,31 @@ object FooterFiles {
       throw new ParquetFooterException(s"$path: footer length $length (at byte ${fileLength - 8}) is not supported")
     }
     FooterBytes(path, fileLength, offset, readAt(offset, length.toInt))
+  }
+
+  /**
+   * A final-form (PAR3) footer: checks the size's CRC and the size against the file before
+   * reading the FlatBuffer (never allocates from an unchecked size). Errors name the file,
+   * the byte offset and the reason ([[FlatBufferFooterException]]): there is no Thrift
+   * footer to fall back on.
+   */
+  private def readFinalFooter(path: String, fileLength: Long, last8: Array[Byte],
+      readAt: (Long, Int) => Array[Byte]): FooterBytes = {
+    val trailerAt = fileLength - FooterLayout.FinalTrailerSize
+    if (fileLength < 4 + FooterLayout.FinalTrailerSize) {
+      throw new FlatBufferFooterException(path, FallbackReason.SizeOutOfBounds(0, fileLength, fileLength), 0)
+    }
+    val trailer = readAt(trailerAt, 12) // crc32(fb), K, crc32(K)
+    if (FooterLayout.crc32(trailer, 4, 4) != FooterLayout.getIntLE(trailer, 8)) {
+      throw new FlatBufferFooterException(path, FallbackReason.SizeCrcMismatch(4), trailerAt)
+    }
+    val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
+    // The leading PAR1 and at least the FlatBuffer must fit before the trailer.
+    if (k == 0 || k > trailerAt - 4 || k > Int.MaxValue - 16) {
+      throw new FlatBufferFooterException(path, FallbackReason.SizeOutOfBounds(4, k, trailerAt - 4), trailerAt)
+    }
+    val offset = trailerAt - k
+    FooterBytes(path, fileLength, offset, readAt(offset, (k + 12).toInt), isFinal = true)
   }
 
   def readFooter(file: Path): FooterBytes = {
@@ -77,11 +105,18 @@ object FooterFiles {
 
   // ---- building and removing the extension ----
 
-  /** The file's Thrift footer without any extension of ours (as it was before `add`). */
-  def thriftFooter(footer: FooterBytes): Array[Byte] = FooterLayout.locate(footer.footer) match {
+  /**
+   * The file's Thrift footer without any extension of ours (as it was before `add`); in the
+   * final form, rebuilt from the FlatBuffer ([[FlatBufferToThrift]]).
+   */
+  def thriftFooter(footer: FooterBytes): Array[Byte] = FooterLayout.locate(footer) match {
+    case FooterLayout.Present(ext) if ext.form == FooterForm.Final =>
+      FlatBufferToThrift.rebuild(ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice())
     case FooterLayout.Present(ext) => ext.thriftFooter(footer.footer)
     case FooterLayout.Absent => footer.footer
-    case FooterLayout.Corrupt(reason) =>
+    case FooterLayout.Corrupt(reason, FooterForm.Final) =>
+      throw new FlatBufferFooterException(footer.path, reason, footer.footerOffset)
+    case FooterLayout.Corrupt(reason, _) =>
       // Our UUID, damaged sizes or CRCs: delimit the field by parsing the Thrift instead.
       val field = try ThriftFields.extensionField(footer.footer) catch { case _: Exception => None }
       field match {
@@ -95,22 +130,84 @@ object FooterFiles {
       }
   }
 
+  /** The form a footer is in (a damaged extension counts as the form its UUID or magic names). */
+  def formOf(footer: FooterBytes): FooterForm = FooterLayout.locate(footer) match {
+    case FooterLayout.Absent => FooterForm.Plain
+    case FooterLayout.Present(ext) => ext.form
+    case FooterLayout.Corrupt(_, form) => form
+  }
+
   /**
-   * The FlatBuffer for a Thrift footer, after checking that it decodes to exactly what
-   * parquet-java makes of the Thrift footer; refuses otherwise (nothing half-right is written).
+   * The FlatBuffer for a Thrift footer, checked to carry all of it; refuses otherwise (nothing
+   * half-right is written). The check: the Thrift bytes rebuilt from the FlatBuffer
+   * ([[FlatBufferToThrift]]) equal `thrift`. When they differ (a writer whose Thrift encoding
+   * is not canonical, see docs/parquet-footer.md), the FlatBuffer's decode is compared with
+   * parquet-java's own reading of the Thrift footer instead, field by field ([[MetadataDiff]],
+   * [[ThriftDiff]]). `requireRebuild` (the final form): refuses a FlatBuffer from which no
+   * Thrift footer can be rebuilt, since the final form keeps no other.
    */
-  def buildFlatBuffer(path: String, thrift: Array[Byte]): Array[Byte] = {
-    // One Thrift parse serves both the conversion and parquet-java's reference result
-    // (built the way readParquetMetadata builds it, row-index offsets included).
+  def buildFlatBuffer(path: String, thrift: Array[Byte], requireRebuild: Boolean = false): Array[Byte] =
+    buildChecked(thrift, requireRebuild).flatBuffer
+
+  /** A checked FlatBuffer; `exact`: the Thrift footer rebuilt from it is `thrift`, byte for byte. */
+  final case class Built(flatBuffer: Array[Byte], exact: Boolean)
+
+  private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean): Built = {
     val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
+    val (fbBytes, rebuilt) = convertAndRebuild(tmd, thrift)
+    rebuilt match {
+      case Right(bytes) if java.util.Arrays.equals(bytes, thrift) => Built(fbBytes, exact = true)
+      case Left(reason) if requireRebuild =>
+        throw new UnrepresentableFooterException(s"no Thrift footer can be rebuilt from the FlatBuffer: $reason")
+      case _ =>
+        crossCheck(tmd, fbBytes)
+        Built(fbBytes, exact = false)
+    }
+  }
+
+  /**
+   * Refuses a footer that carries a field-32767 extension of someone else. Only footers that
+   * did not rebuild exactly need the scan: a rebuild never writes field 32767.
+   */
+  private def refuseForeignExtension(thrift: Array[Byte], built: Built, why: String): Unit = if (!built.exact) {
+    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
+      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
+    }
+    if (foreign) {
+      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
+        s"ours (unknown UUID); $why")
+    }
+  }
+
+  /**
+   * The FlatBuffer of a parsed Thrift footer and the Thrift bytes rebuilt from it (or why
+   * none). When they differ from `thrift`, the fields parquet-java's parser dropped but the
+   * FlatBuffer keeps ([[ThriftExtras]]) are read from the bytes and the conversion is redone.
+   */
+  def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData,
+      thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) = {
+    def attempt(extras: ThriftExtras) = {
+      val fb = ThriftToFlatBuffer.convert(tmd, extras = extras, sizeHint = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt)
+      (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
+    }
+    val first = attempt(ThriftExtras.Empty)
+    if (first._2.exists(java.util.Arrays.equals(_, thrift))) first
+    else {
+      val extras = try ThriftExtras.scan(thrift) catch { case _: Exception => ThriftExtras.Empty }
+      if (extras.isEmpty) first else attempt(extras)
+    }
+  }
+
+  /** The FlatBuffer decodes to exactly what parquet-java reads from the Thrift footer `tmd`. */
+  private def crossCheck(tmd: org.apache.parquet.format.FileMetaData, fbBytes: Array[Byte]): Unit = {
+    // Built the way readParquetMetadata builds it, row-index offsets included.
     val rowIndexOffsets = new java.util.IdentityHashMap[org.apache.parquet.format.RowGroup, java.lang.Long]()
     if (tmd.getRow_groups != null) {
       var sum = 0L
       tmd.getRow_groups.forEach { rg => rowIndexOffsets.put(rg, sum); sum += rg.getNum_rows }
     }
-    val fbBytes = ThriftToFlatBuffer.convert(tmd)
     val expected = try FooterReader.converter().fromParquetMetadata(tmd, null, false, rowIndexOffsets) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
@@ -121,7 +218,6 @@ object FooterFiles {
           throw new UnrepresentableFooterException(s"the FlatBuffer would differ from the Thrift footer: $d")
         }
     }
-    fbBytes
   }
 
   /**
@@ -131,21 +227,30 @@ object FooterFiles {
    */
   val MaxFooterBytes: Long = 100L * 1024 * 1024
 
-  /** The new tail (footer + length + magic) with the extension. */
-  def extendedTail(path: String, thrift: Array[Byte]): Array[Byte] = {
-    val foreign = try ThriftFields.hasExtensionField(thrift) catch {
-      case e: Exception => throw new UnrepresentableFooterException(s"unreadable Thrift footer: ${e.getMessage}")
-    }
-    if (foreign) {
-      throw new UnrepresentableFooterException("the footer already carries a field-32767 extension that is not " +
-        "ours (unknown UUID); the extension mechanism allows only one")
-    }
-    val footer = FooterLayout.appendExtension(thrift, buildFlatBuffer(path, thrift))
+  /** The new tail (footer + length + magic) with the extension, in the private or intermediate form. */
+  def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] = {
+    val built = buildChecked(thrift, requireRebuild = false)
+    refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
+    val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
     if (footer.length > MaxFooterBytes) {
       throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
         s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
     }
     withLengthAndMagic(footer)
+  }
+
+  /**
+   * The tail (everything from the footer start) of a file in `form`, given its plain Thrift
+   * footer: Thrift + length + PAR1 (plain), with the extension (private, intermediate), or
+   * FlatBuffer + CRCs + size + PAR3 (final).
+   */
+  def tailFor(path: String, thrift: Array[Byte], form: FooterForm): Array[Byte] = form match {
+    case FooterForm.Plain => withLengthAndMagic(thrift)
+    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form)
+    case FooterForm.Final =>
+      val built = buildChecked(thrift, requireRebuild = true)
+      refuseForeignExtension(thrift, built, "the final form has no Thrift footer to keep it in")
+      FooterLayout.finalTail(built.flatBuffer)
   }
 
   def withLengthAndMagic(footer: Array[Byte]): Array[Byte] = {

@@ -53,33 +53,54 @@ object FooterReader {
     result.metadata
   }
 
+  /**
+   * The metadata of a footer in any form. Private and intermediate forms fall back to their
+   * Thrift footer when the FlatBuffer is unusable (an error with `strict`); a final-form
+   * footer has none, so anything wrong with it is a [[FlatBufferFooterException]] naming the
+   * file, the byte offset and the reason.
+   */
   def read(footer: FooterBytes, projection: Projection = Projection.Full, strict: Boolean = false): FooterReadResult = {
-    FooterLayout.locate(footer.footer) match {
+    FooterLayout.locate(footer) match {
       case FooterLayout.Absent => FooterReadResult(thrift(footer, projection), FooterSource.Thrift, None)
-      case FooterLayout.Corrupt(reason) => fallBack(footer, projection, strict, reason)
+      case FooterLayout.Corrupt(reason, form) => fallBack(footer, projection, strict || form == FooterForm.Final, reason)
       case FooterLayout.Present(ext) =>
         val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-        decodeFlatBuffer(buf, projection) match {
+        decodeFlatBuffer(buf, projection, ext.form) match {
           case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)
-          case Left(reason) => fallBack(footer, projection, strict, shift(reason, ext.flatBufferOffset))
+          case Left(reason) => fallBack(footer, projection, strict || ext.form == FooterForm.Final,
+            shift(reason, ext.flatBufferOffset))
         }
     }
   }
 
+  /**
+   * Why a FlatBuffer of `form` cannot be read as that form's schema, if so: the intermediate
+   * and final forms need a v1 buffer (`schema_version` >= 1; higher versions are additive).
+   */
+  def schemaVersionProblem(md: io.superspark.parquet.footer.fbs.FileMetaData, form: FooterForm): Option[FallbackReason] =
+    if (form == FooterForm.Private || (md.hasSchemaVersion && md.schemaVersion >= 1)) None
+    else Some(FallbackReason.Undecodable(s"a $form-form FlatBuffer needs schema_version >= 1, found " +
+      (if (md.hasSchemaVersion) md.schemaVersion.toString else "none")))
+
   /** Verifies (as much as the projection reads) and decodes a FlatBuffer, or says why not. */
-  def decodeFlatBuffer(buf: ByteBuffer, projection: Projection = Projection.Full): Either[FallbackReason, ParquetMetadata] = {
+  def decodeFlatBuffer(buf: ByteBuffer, projection: Projection = Projection.Full,
+      form: FooterForm = FooterForm.Private): Either[FallbackReason, ParquetMetadata] = {
     FlatBufferVerifier.verifyHead(buf) match {
       case Some(reason) => Left(reason)
       case None =>
         try {
           val md = FlatBufferDecoder.root(buf)
-          val schema = FlatSchema.read(md)
-          val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
-          val selected = new Array[Boolean](schema.leafCount)
-          leaves.foreach(selected(_) = true)
-          FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected) match {
+          schemaVersionProblem(md, form) match {
             case Some(reason) => Left(reason)
-            case None => Right(FlatBufferDecoder.decode(md, schema, leaves, projection))
+            case None =>
+              val schema = FlatSchema.read(md)
+              val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
+              val selected = new Array[Boolean](schema.leafCount)
+              leaves.foreach(selected(_) = true)
+              FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected) match {
+                case Some(reason) => Left(reason)
+                case None => Right(FlatBufferDecoder.decode(md, schema, leaves, projection))
+              }
           }
         } catch {
           // A sound buffer that is not valid Parquet metadata: parquet-java's builders and our
@@ -89,12 +110,12 @@ object FooterReader {
     }
   }
 
-  private def shift(reason: FallbackReason, by: Int): FallbackReason = reason match {
+  private[footer] def shift(reason: FallbackReason, by: Int): FallbackReason = reason match {
     case FallbackReason.MalformedFlatBuffer(at, d) => FallbackReason.MalformedFlatBuffer(at + by, d)
     case other => other
   }
 
-  private def fallBack(footer: FooterBytes, projection: Projection, strict: Boolean, reason: FallbackReason) = {
+  private[footer] def fallBack(footer: FooterBytes, projection: Projection, strict: Boolean, reason: FallbackReason) = {
     if (strict) throw new FlatBufferFooterException(footer.path, reason, footer.footerOffset)
     FooterReadResult(thrift(footer, projection), FooterSource.Thrift, Some(reason))
   }

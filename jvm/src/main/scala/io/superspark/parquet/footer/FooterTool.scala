@@ -6,12 +6,13 @@ import java.nio.file.{Files, Path, Paths, StandardOpenOption}
 import java.util.{LinkedHashMap => JMap}
 
 import scala.jdk.CollectionConverters._
+import scala.util.chaining._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
 /**
- * The footer tools (`inspect`, `add`, `strip`, `verify`) over files and directories: the one
+ * The footer tools (`inspect`, `add`, `strip`, `verify`, `migrate`) over files and directories: the one
  * implementation behind `python -m superspark.footer` and `superspark.footer` (through py4j).
  * Every command returns a JSON array with one object per Parquet file; a file that fails
  * gets `"status": "error"` and a message, the others are still processed.
@@ -24,6 +25,14 @@ object FooterTool {
   def verify(paths: java.util.List[String]): String = run(paths, verifyFile)
   def add(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, addFile)
   def strip(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, stripFile)
+  /** Per file: does the Thrift footer rebuilt from its FlatBuffer equal the original bytes? */
+  def roundtrip(paths: java.util.List[String]): String = run(paths, roundtripFile)
+  /** Rewrites each file's footer into `to` (plain, private, intermediate, final); data pages untouched. */
+  def migrate(paths: java.util.List[String], output: String, to: String): String = {
+    val form = FooterForm.parse(to).getOrElse(throw new IllegalArgumentException(
+      s"unknown footer form '$to' (expected one of ${FooterForm.all.mkString(", ")})"))
+    runWithOutput(paths, output, migrateFile(form))
+  }
 
   /** Files named by `paths`: files as given, directories walked (skipping `_*` and `.*`). */
   def expand(paths: Seq[String]): Seq[(Path, Path)] = paths.flatMap { p =>
@@ -45,7 +54,7 @@ object FooterTool {
       ch.size >= 12 && {
         val b = ByteBuffer.allocate(4)
         ch.read(b, ch.size - 4)
-        java.util.Arrays.equals(b.array, FooterLayout.Magic)
+        java.util.Arrays.equals(b.array, FooterLayout.Magic) || java.util.Arrays.equals(b.array, FooterLayout.FinalMagic)
       }
     } finally ch.close()
   } catch { case NonFatal(_) => false }
@@ -68,7 +77,8 @@ object FooterTool {
 
   private def guarded(p: Path)(body: => JMap[String, Any]): JMap[String, Any] =
     try body catch {
-      case e: UnrepresentableFooterException => result(p, "refused", "message" -> e.getMessage)
+        case e: UnrepresentableFooterException => result(p, "refused", "message" -> e.getMessage)
+      case e: UnrebuildableFooterException => result(p, "refused", "message" -> e.getMessage)
       case NonFatal(e) => result(p, "error", "message" -> Option(e.getMessage).getOrElse(e.toString))
     }
 
@@ -80,22 +90,23 @@ object FooterTool {
     m
   }
 
-  private def located(footer: FooterBytes) = FooterLayout.locate(footer.footer)
+  private def located(footer: FooterBytes) = FooterLayout.locate(footer)
 
   // ---- inspect ----
 
   private def inspectFile(p: Path): JMap[String, Any] = {
     val footer = FooterFiles.readFooter(p)
     val m = result(p, "absent", "file_bytes" -> footer.fileLength, "footer_offset" -> footer.footerOffset,
-      "footer_bytes" -> footer.footer.length)
+      "footer_bytes" -> footer.footer.length, "form" -> FooterFiles.formOf(footer).name)
+    def uuid(form: FooterForm): Unit = if (form != FooterForm.Final) m.put("uuid", FooterLayout.uuidOf(form).toString)
     located(footer) match {
       case FooterLayout.Absent =>
         m.put("extension", false)
         m.put("thrift_bytes", footer.footer.length)
-      case FooterLayout.Corrupt(reason) =>
+      case FooterLayout.Corrupt(reason, form) =>
         m.put("status", "corrupt")
         m.put("extension", true)
-        m.put("uuid", FooterLayout.ExtensionUuid.toString)
+        uuid(form)
         m.put("size_crc", if (reason.isInstanceOf[FallbackReason.SizeCrcMismatch]) "mismatch" else "ok")
         m.put("flatbuffer_crc", reason match {
           case _: FallbackReason.FlatBufferCrcMismatch => "mismatch"
@@ -105,13 +116,19 @@ object FooterTool {
       case FooterLayout.Present(ext) =>
         m.put("status", "present")
         m.put("extension", true)
-        m.put("uuid", FooterLayout.ExtensionUuid.toString)
-        m.put("thrift_bytes", ext.thriftPrefixLength + 1)
+        uuid(ext.form)
+        if (ext.form != FooterForm.Final) m.put("thrift_bytes", ext.thriftPrefixLength + 1)
         m.put("flatbuffer_bytes", ext.flatBufferLength)
         m.put("size_crc", "ok")
         m.put("flatbuffer_crc", "ok")
     }
-    val read = FooterReader.read(footer)
+    val read = try FooterReader.read(footer) catch {
+      case e: FlatBufferFooterException => // a final-form footer: nothing to fall back on
+        m.put("status", "corrupt")
+        m.put("reason", e.reason.toString)
+        m.put("message", e.getMessage)
+        return m
+    }
     if (m.get("status") == "present") {
       m.put("structure", read.fallback.map(_.toString).getOrElse("ok"))
       if (read.fallback.isDefined) m.put("status", "corrupt")
@@ -130,22 +147,63 @@ object FooterTool {
   private def verifyFile(p: Path): JMap[String, Any] = {
     val footer = FooterFiles.readFooter(p)
     located(footer) match {
-      case FooterLayout.Absent => result(p, "absent")
-      case FooterLayout.Corrupt(reason) => result(p, "corrupt", "reason" -> reason.toString)
+      case FooterLayout.Absent => result(p, "absent", "form" -> FooterForm.Plain.name)
+      case FooterLayout.Corrupt(reason, form) => result(p, "corrupt", "reason" -> reason.toString, "form" -> form.name)
       case FooterLayout.Present(ext) =>
         val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-        FooterReader.decodeFlatBuffer(buf) match {
-          case Left(reason) => result(p, "corrupt", "reason" -> reason.toString)
+        FooterReader.decodeFlatBuffer(buf, form = ext.form) match {
+          case Left(reason) => result(p, "corrupt", "reason" -> reason.toString, "form" -> ext.form.name)
           case Right(fromFlatBuffer) =>
-            val thrift = org.apache.parquet.format.Util.readFileMetaData(
-              new java.io.ByteArrayInputStream(ext.thriftFooter(footer.footer)))
-            MetadataDiff.diff(fromFlatBuffer, FooterReader.thrift(footer)).orElse(ThriftDiff.diff(thrift, buf)) match {
-              case Some(d) => result(p, "mismatch", "reason" -> d)
-              case None => result(p, "valid", "flatbuffer_bytes" -> ext.flatBufferLength,
-                "thrift_bytes" -> (ext.thriftPrefixLength + 1))
+            // The final form has no Thrift footer: its rebuild must read back as the FlatBuffer does.
+            val thriftBytes = try Right(FooterFiles.thriftFooter(footer)) catch {
+              case e: UnrebuildableFooterException => Left(e.reason)
+            }
+            val difference = thriftBytes match {
+              case Left(reason) => Some(s"no Thrift footer can be rebuilt: $reason")
+              case Right(bytes) =>
+                val thrift = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(bytes))
+                MetadataDiff.diff(fromFlatBuffer, FooterReader.thrift(footer.copy(footer = bytes, isFinal = false)))
+                  .orElse(ThriftDiff.diff(thrift, buf))
+            }
+            difference match {
+              case Some(d) => result(p, "mismatch", "reason" -> d, "form" -> ext.form.name)
+              case None => result(p, "valid", "form" -> ext.form.name, "flatbuffer_bytes" -> ext.flatBufferLength,
+                "thrift_bytes" -> thriftBytes.toOption.get.length)
             }
         }
     }
+  }
+
+  // ---- roundtrip ----
+
+  /**
+   * Thrift -> FlatBuffer -> Thrift on the file's plain Thrift footer: `exact` (the same bytes),
+   * `equivalent` (other bytes, but parquet-java parses both to equal Thrift objects and the
+   * same `ParquetMetadata`), `different` (with the first difference) or `refused`.
+   */
+  private def roundtripFile(p: Path): JMap[String, Any] = {
+    val footer = FooterFiles.readFooter(p)
+    val original = FooterFiles.thriftFooter(footer)
+    def parse(b: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(b))
+    val tmd = parse(original)
+    val rebuilt = FooterFiles.convertAndRebuild(tmd, original)._2 match {
+      case Right(bytes) => bytes
+      case Left(reason) => throw new UnrebuildableFooterException(reason)
+    }
+    val m = result(p, "exact", "created_by" -> tmd.getCreated_by, "thrift_bytes" -> original.length,
+      "rebuilt_bytes" -> rebuilt.length)
+    if (!java.util.Arrays.equals(original, rebuilt)) {
+      val n = math.min(original.length, rebuilt.length)
+      val at = java.util.Arrays.mismatch(original, 0, n, rebuilt, 0, n)
+      m.put("first_difference", if (at < 0) n else at)
+      def read(b: Array[Byte]) = FooterReader.thrift(FooterBytes(p.toString, footer.fileLength, footer.footerOffset, b))
+      val objects = if (parse(rebuilt) == tmd) None else Some("parquet-java parses the two to different Thrift objects")
+      objects.orElse(MetadataDiff.diff(read(rebuilt), read(original))) match {
+        case Some(d) => m.put("status", "different"); m.put("reason", d)
+        case None => m.put("status", "equivalent")
+      }
+    }
+    m
   }
 
   // ---- add / strip ----
@@ -164,11 +222,19 @@ object FooterTool {
     result(out.getOrElse(p), if (alreadyValid) "unchanged" else "added",
       "source" -> p.toString,
       "thrift_bytes" -> thrift.length,
-      "flatbuffer_bytes" -> (FooterLayout.locate(java.util.Arrays.copyOf(newTail, newTail.length - 8)) match {
-        case FooterLayout.Present(ext) => ext.flatBufferLength
-        case _ => 0
-      }),
+      "flatbuffer_bytes" -> flatBufferBytes(newTail),
       "seconds" -> (System.nanoTime() - started) / 1e9)
+  }
+
+  /** FlatBuffer size in a new tail (0 when it has none). */
+  private def flatBufferBytes(tail: Array[Byte]): Int = {
+    val n = tail.length
+    val isFinal = java.util.Arrays.equals(tail, n - 4, n, FooterLayout.FinalMagic, 0, 4)
+    val footer = java.util.Arrays.copyOf(tail, n - (if (isFinal) 4 else 8))
+    (if (isFinal) FooterLayout.locateFinal(footer) else FooterLayout.locate(footer)) match {
+      case FooterLayout.Present(ext) => ext.flatBufferLength
+      case _ => 0
+    }
   }
 
   private def stripFile(p: Path, out: Option[Path]): JMap[String, Any] = {
@@ -183,10 +249,34 @@ object FooterTool {
       "thrift_bytes" -> thrift.length)
   }
 
+  /**
+   * `migrate --to form`: the file's plain Thrift footer (stripped of the extension, or rebuilt
+   * from a final-form FlatBuffer), then the tail of `form`. A file already in `form` whose
+   * extension verifies is `unchanged`; only the tail is rewritten.
+   */
+  private def migrateFile(to: FooterForm)(p: Path, out: Option[Path]): JMap[String, Any] = {
+    val started = System.nanoTime()
+    val footer = FooterFiles.readFooter(p)
+    val from = FooterFiles.formOf(footer)
+    val unchanged = from == to && (to == FooterForm.Plain || verifyFile(p).get("status") == "valid")
+    val thrift = if (unchanged && to != FooterForm.Final) None else Some(FooterFiles.thriftFooter(footer))
+    val newTail = if (unchanged) {
+      if (footer.isFinal) java.util.Arrays.copyOf(footer.footer, footer.footer.length + 4).tap(t =>
+        System.arraycopy(FooterLayout.FinalMagic, 0, t, t.length - 4, 4))
+      else FooterFiles.withLengthAndMagic(footer.footer)
+    } else FooterFiles.tailFor(p.toString, thrift.get, to)
+    if (!unchanged || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
+    val m = result(out.getOrElse(p), if (unchanged) "unchanged" else "migrated", "source" -> p.toString,
+      "from" -> from.name, "to" -> to.name, "tail_bytes" -> newTail.length,
+      "flatbuffer_bytes" -> flatBufferBytes(newTail), "seconds" -> (System.nanoTime() - started) / 1e9)
+    thrift.foreach(t => m.put("thrift_bytes", t.length))
+    m
+  }
+
   /** `java -cp ... io.superspark.parquet.footer.FooterTool inspect|add|strip|verify PATH...` (JSON). */
   def main(args: Array[String]): Unit = {
     if (args.length < 2) {
-      System.err.println("usage: FooterTool inspect|add|strip|verify PATH...")
+      System.err.println("usage: FooterTool inspect|add|strip|verify PATH... | migrate FORM PATH...")
       sys.exit(64)
     }
     val paths = args.drop(1).toSeq.asJava
@@ -195,6 +285,8 @@ object FooterTool {
       case "verify" => verify(paths)
       case "add" => add(paths, null)
       case "strip" => strip(paths, null)
+      case "roundtrip" => roundtrip(paths)
+      case "migrate" => migrate(args.drop(2).toSeq.asJava, null, args(1))
       case other => System.err.println(s"unknown command $other"); sys.exit(64)
     }
     println(out)

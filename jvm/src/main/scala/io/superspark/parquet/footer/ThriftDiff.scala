@@ -3,9 +3,6 @@ package io.superspark.parquet.footer
 import java.nio.ByteBuffer
 
 import org.apache.parquet.format.{FileMetaData => TFileMetaData, Statistics => TStatistics}
-import org.apache.parquet.schema.{PrimitiveType, Types}
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
-import org.apache.parquet.schema.Type.Repetition
 
 import io.superspark.parquet.footer.{fbs => fb}
 
@@ -18,10 +15,6 @@ import io.superspark.parquet.footer.{fbs => fb}
  * difference, or None. The buffer must have passed [[FlatBufferVerifier]].
  */
 object ThriftDiff {
-
-  /** Only the physical type matters for how statistics bytes are stored. */
-  private val leaves =
-    new java.util.concurrent.ConcurrentHashMap[org.apache.parquet.format.Type, FlatBufferDecoder.Leaf]()
 
   private def same(what: => String, x: Any, y: Any): Option[String] =
     if (x == y) None else Some(s"$what: $x (Thrift) != $y (FlatBuffer)")
@@ -98,16 +91,7 @@ object ThriftDiff {
     case (None, None) => None
     case (Some(_), None) | (None, Some(_)) => same(where, t.isDefined, f.isDefined)
     case (Some(ts), Some(fs)) =>
-      val leaf = leaves.computeIfAbsent(physical, _ => {
-        val primitive = PrimitiveTypeName.values().find(_.name == (physical match {
-          case org.apache.parquet.format.Type.BYTE_ARRAY => "BINARY"
-          case other => other.name
-        })).get
-        val length = if (primitive == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) 1 else 0
-        val ptype: PrimitiveType = Types.primitive(primitive, Repetition.OPTIONAL).length(length).named("x")
-        new FlatBufferDecoder.Leaf(null, ptype, false)
-      })
-      val Array(min, max, lmin, lmax) = stats.storedValues(fs, leaf)
+      val Array(min, max, lmin, lmax) = stats.storedValues(fs, FlatBufferDecoder.storageLeaf(physical))
       def b(set: Boolean, v: => Array[Byte]) = if (set) bytes(v) else None
       Iterator(
         () => same(s"$where min_value", b(ts.isSetMin_value, ts.getMin_value), bytes(min)),

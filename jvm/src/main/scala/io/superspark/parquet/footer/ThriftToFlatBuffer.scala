@@ -23,7 +23,19 @@ import io.superspark.parquet.footer.{fbs => fb}
  */
 object ThriftToFlatBuffer {
 
-  def convert(md: TFileMetaData): Array[Byte] = new ThriftToFlatBuffer(md).build()
+  /** The schema version this writer emits (`FileMetaData.schema_version`, "v1"). */
+  val SchemaVersion: Int = 1
+
+  /** An entry of the v1 extension slot: a UUID and its payload. */
+  final case class FooterExtension(uuid: java.util.UUID, data: Array[Byte])
+
+  /**
+   * The FlatBuffer of a Thrift footer, with `extensions` in its extension slot (readers skip
+   * the UUIDs they do not know).
+   */
+  def convert(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil,
+      extras: ThriftExtras = ThriftExtras.Empty, sizeHint: Int = 64 * 1024): Array[Byte] =
+    new ThriftToFlatBuffer(md, extensions, extras, sizeHint).build()
 
   private[footer] def refuse(reason: String): Nothing = throw new UnrepresentableFooterException(reason)
 
@@ -70,10 +82,11 @@ object ThriftToFlatBuffer {
   }
 }
 
-private final class ThriftToFlatBuffer(md: TFileMetaData) {
+private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[ThriftToFlatBuffer.FooterExtension],
+    extras: ThriftExtras, sizeHint: Int) {
   import ThriftToFlatBuffer._
 
-  private val b = new FlatBufferBuilder(1024 * 64)
+  private val b = new FlatBufferBuilder(math.max(1024, sizeHint))
   b.forceDefaults(true) // every add* below writes: presence is decided by the caller
 
   private val encodingsCache = mutable.HashMap.empty[JList[_], Int]
@@ -102,6 +115,15 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     val createdBy = if (md.getCreated_by != null) string(md.getCreated_by) else 0
     val schemaVec = schemaElements(schema, orders)
     val rowGroupsVec = rowGroups.map(fb.FileMetaData.createRowGroupsVector(b, _)).getOrElse(0)
+    val extensionsVec = if (extensions.isEmpty) 0 else fb.FileMetaData.createExtensionsVector(b,
+      extensions.map { e =>
+        val data = fb.Extension.createDataVector(b, e.data)
+        fb.Extension.startExtension(b)
+        fb.Extension.addUuid(b, fb.ExtensionUuid.createExtensionUuid(b,
+          e.uuid.getMostSignificantBits, e.uuid.getLeastSignificantBits))
+        fb.Extension.addData(b, data)
+        fb.Extension.endExtension(b)
+      }.toArray)
 
     fb.FileMetaData.startFileMetaData(b)
     fb.FileMetaData.addVersion(b, md.getVersion)
@@ -110,6 +132,8 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     if (rowGroupsVec != 0) fb.FileMetaData.addRowGroups(b, rowGroupsVec)
     if (kv != 0) fb.FileMetaData.addKv(b, kv)
     if (createdBy != 0) fb.FileMetaData.addCreatedBy(b, createdBy)
+    fb.FileMetaData.addSchemaVersion(b, SchemaVersion)
+    if (extensionsVec != 0) fb.FileMetaData.addExtensions(b, extensionsVec)
     val root = fb.FileMetaData.endFileMetaData(b)
     b.finish(root)
     b.sizedByteArray()
@@ -152,20 +176,23 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     while (i < schema.size) {
       val e = schema.get(i)
       val isLeaf = e.getType != null && i > 0
-      offsets(i) = schemaElement(e, if (isLeaf && orders != null) orders.get(leaf) else null)
+      offsets(i) = schemaElement(e, if (isLeaf && orders != null) orders.get(leaf) else null,
+        if (isLeaf && leaf < extras.columnOrderIds.size) extras.columnOrderIds(leaf) else ThriftExtras.TypeOrderId)
       if (isLeaf) leaf += 1
       i += 1
     }
     fb.FileMetaData.createSchemaVector(b, offsets)
   }
 
-  private def schemaElement(e: TSchemaElement, order: org.apache.parquet.format.ColumnOrder): Int = {
+  private def schemaElement(e: TSchemaElement, order: org.apache.parquet.format.ColumnOrder, orderId: Short): Int = {
     val name = b.createString(e.getName)
     val (ltType, ltValue) = if (e.isSetLogicalType) logicalType(e.getLogicalType) else (0.toByte, 0)
     val (orderType, orderValue) = if (order == null) (0.toByte, 0) else {
       fb.Empty.startEmpty(b)
       val empty = fb.Empty.endEmpty(b)
-      if (order.isSetTYPE_ORDER) (fb.ColumnOrder.TypeDefinedOrder, empty) else (fb.ColumnOrder.UndefinedOrder, empty)
+      if (order.isSetTYPE_ORDER) (fb.ColumnOrder.TypeDefinedOrder, empty)
+      else if (orderId == ThriftExtras.Ieee754TotalOrderId) (fb.ColumnOrder.IEEE754TotalOrder, empty)
+      else (fb.ColumnOrder.UndefinedOrder, empty)
     }
     fb.SchemaElement.startSchemaElement(b)
     fb.SchemaElement.addName(b, name)
@@ -176,7 +203,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
       fb.SchemaElement.addLogicalType(b, ltValue)
     }
     if (e.isSetType_length) fb.SchemaElement.addTypeLength(b, e.getType_length)
-    if (e.isSetNum_children && e.getNum_children != 0) fb.SchemaElement.addNumChildren(b, e.getNum_children)
+    if (e.isSetNum_children) fb.SchemaElement.addNumChildren(b, e.getNum_children) // presence kept (v1)
     if (e.isSetField_id) fb.SchemaElement.addFieldId(b, e.getField_id)
     if (orderType != 0) {
       fb.SchemaElement.addColumnOrderType(b, orderType)
@@ -285,7 +312,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
       refuse(s"column chunk $col of row group $rg: path ${m.getPath_in_schema} differs from the schema's ${leafPaths(col)}")
     }
     val filePath = if (c.isSetFile_path) string(c.getFile_path) else 0
-    val meta = columnMetaData(m, rowGroupRows, leafTypes(col))
+    val meta = columnMetaData(m, rowGroupRows, leafTypes(col), extras.nanCounts.get((rg, col)))
     fb.ColumnChunk.startColumnChunk(b)
     if (filePath != 0) fb.ColumnChunk.addFilePath(b, filePath)
     fb.ColumnChunk.addMetaData(b, meta)
@@ -293,12 +320,13 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     if (c.isSetColumn_index_length) fb.ColumnChunk.addColumnIndexLength(b, c.getColumn_index_length)
     if (c.isSetOffset_index_offset) fb.ColumnChunk.addOffsetIndexOffset(b, c.getOffset_index_offset)
     if (c.isSetOffset_index_length) fb.ColumnChunk.addOffsetIndexLength(b, c.getOffset_index_length)
+    fb.ColumnChunk.addFileOffset(b, c.getFile_offset)
     fb.ColumnChunk.endColumnChunk(b)
   }
 
-  private def columnMetaData(m: TColumnMetaData, rowGroupRows: Long, physicalType: Byte): Int = {
+  private def columnMetaData(m: TColumnMetaData, rowGroupRows: Long, physicalType: Byte, nanCount: Option[Long]): Int = {
     val kv = keyValues(m.getKey_value_metadata)
-    val stats = if (m.isSetStatistics) statistics(m.getStatistics, physicalType) else 0
+    val stats = if (m.isSetStatistics) statistics(m.getStatistics, physicalType, nanCount) else 0
     val encodings = if (m.getEncodings == null) 0 else encodingsCache.getOrElseUpdate(m.getEncodings, {
       val e = m.getEncodings
       fb.ColumnMetadata.createEncodingsVector(b, Array.tabulate(e.size)(i => enumValue(e.get(i), "encoding")))
@@ -364,7 +392,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     }
   }
 
-  private def statistics(s: TStatistics, physicalType: Byte): Int = {
+  private def statistics(s: TStatistics, physicalType: Byte, nanCount: Option[Long]): Int = {
     val width = fixedWidth(physicalType)
     val min = if (s.isSetMin_value) bytesOf(s.bufferForMin_value) else null
     val max = if (s.isSetMax_value) bytesOf(s.bufferForMax_value) else null
@@ -409,6 +437,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData) {
     if (legacySame != 0) fb.Statistics.addLegacySame(b, legacySame)
     if (legacyMinVec != 0) fb.Statistics.addLegacyMin(b, legacyMinVec)
     if (legacyMaxVec != 0) fb.Statistics.addLegacyMax(b, legacyMaxVec)
+    nanCount.foreach(fb.Statistics.addNanCount(b, _))
     fb.Statistics.endStatistics(b)
   }
 

@@ -3,6 +3,8 @@ package io.superspark.parquet.interceptor
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.superspark.SuperSparkSQLConf
 
+import io.superspark.parquet.footer.FooterForm
+
 /**
  * Session configs of the Parquet footer interceptor (read from the session's SQL conf, so
  * `spark.conf.set` and `SET` change them per query). They are registered SQL config entries
@@ -22,5 +24,14 @@ object FooterInterceptorConf {
   def writeEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerWrite(conf)
   def readEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerRead(conf)
   def strict(conf: SQLConf): Boolean = SuperSparkSQLConf.footerStrict(conf)
-  def form(conf: SQLConf): String = SuperSparkSQLConf.footerForm(conf)
+
+  /**
+   * The footer form written when footer writing is on: `private` (default; Thrift + extension
+   * with UUID1), `intermediate` (UUID2, v1 FlatBuffer) or `final` (FlatBuffer only, PAR3 tail:
+   * only superspark reads such files). The registered entry has already checked the value.
+   */
+  def form(conf: SQLConf): FooterForm = {
+    val value = SuperSparkSQLConf.footerForm(conf)
+    FooterForm.parse(value).getOrElse(throw new IllegalStateException(s"$FormKey: unchecked value '$value'"))
+  }
 }

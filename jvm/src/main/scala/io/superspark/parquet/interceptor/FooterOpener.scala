@@ -14,10 +14,11 @@ import io.superspark.parquet.footer._
 
 /**
  * A footer read through the library, with the open input stream when the caller keeps it.
- * `footer` is what Spark is given; `fileSchema` the file's own schema (with UUID annotations).
+ * `footer` is what Spark is given; `fileSchema` the file's own schema (with UUID annotations);
+ * `isFinal`: a final-form (PAR3) file, which parquet-java cannot open by itself.
  */
 final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
-    inputStream: Option[SeekableInputStream], fileSchema: MessageType)
+    inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false)
 
 /**
  * Opens a Parquet file and reads its footer through the footer library: the FlatBuffer
@@ -78,11 +79,13 @@ object FooterOpener extends Logging {
           case _: FlatBufferFooterException => None
         }
       }
-      val (footerOffset, result) = fast.map(r => (-1L, r)).getOrElse {
+      val (footerOffset, result, isFinal) = fast.map(r => (-1L, r, false)).getOrElse {
         val bytes = try FooterFiles.readFooter(path.toString, inputFile.getLength, readAt) catch {
+          // A damaged final-form (PAR3) footer: no other reader can help, the error stands.
+          case e: FlatBufferFooterException => throw e
           case _: ParquetFooterException => return None
         }
-        (bytes.footerOffset, decode(bytes, strict))
+        (bytes.footerOffset, decode(bytes, strict), bytes.isFinal)
       }
       val nanos = System.nanoTime() - began
       metrics.record(result, nanos)
@@ -93,7 +96,7 @@ object FooterOpener extends Logging {
       }
       keep = keepOpen
       Some(OpenedFooter(ParquetLogicalTypes.forSpark(result.metadata), inputFile, if (keepOpen) Some(stream) else None,
-        result.metadata.getFileMetaData.getSchema))
+        result.metadata.getFileMetaData.getSchema, isFinal))
     } finally {
       if (!keep) stream.close()
     }

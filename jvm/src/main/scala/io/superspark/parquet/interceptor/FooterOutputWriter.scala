@@ -13,18 +13,18 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.footer.{FooterFiles, FooterLayout, UnrepresentableFooterException}
+import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, UnrepresentableFooterException}
 
-/** Spark's Parquet writer factory, with writers that append the FlatBuffers footer extension. */
-class FooterOutputWriterFactory(spark: OutputWriterFactory) extends OutputWriterFactory {
+/** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
+class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
   override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
   override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
-    new FooterOutputWriter(path, context)
+    new FooterOutputWriter(path, context, form)
 }
 
 /** Spark's `ParquetOutputWriter`, with [[FooterFileWriter]] as the Parquet file writer. */
-class FooterOutputWriter(val path: String, context: TaskAttemptContext) extends OutputWriter {
-  private val recordWriter = new FooterParquetOutputFormat[InternalRow](new Path(path), FooterFileWriter.create)
+class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: FooterForm) extends OutputWriter {
+  private val recordWriter = new FooterParquetOutputFormat[InternalRow](new Path(path), FooterFileWriter.create(form))
     .getRecordWriter(context)
   override def write(row: InternalRow): Unit = recordWriter.write(null, row)
   override def close(): Unit = recordWriter.close(context)
@@ -48,18 +48,18 @@ class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parq
 }
 
 object FooterFileWriter {
-  def create(out: OutputFile, schema: org.apache.parquet.schema.MessageType, mode: ParquetFileWriter.Mode,
-      rowGroupSize: Long, maxPaddingSize: Int, encryption: FileEncryptionProperties,
+  def create(form: FooterForm)(out: OutputFile, schema: org.apache.parquet.schema.MessageType,
+      mode: ParquetFileWriter.Mode, rowGroupSize: Long, maxPaddingSize: Int, encryption: FileEncryptionProperties,
       props: ParquetProperties): ParquetFileWriter =
-    new FooterFileWriter(new HoldingOutputFile(out), schema, mode, rowGroupSize, maxPaddingSize,
+    new FooterFileWriter(new HoldingOutputFile(out, form), schema, mode, rowGroupSize, maxPaddingSize,
       encryption, props)
 }
 
 /** An `OutputFile` whose streams are [[TailHoldingStream]]s. */
-class HoldingOutputFile(out: OutputFile) extends OutputFile {
+class HoldingOutputFile(out: OutputFile, form: FooterForm) extends OutputFile {
   var stream: Option[TailHoldingStream] = None
   private def wrap(s: PositionOutputStream) = {
-    val h = new TailHoldingStream(s, out.getPath)
+    val h = new TailHoldingStream(s, out.getPath, form)
     stream = Some(h)
     h
   }
@@ -76,7 +76,7 @@ class HoldingOutputFile(out: OutputFile) extends OutputFile {
  * without a footer (never with a half-written one) and the error propagates: the task fails
  * and Spark's commit protocol removes the file.
  */
-class TailHoldingStream(out: PositionOutputStream, path: String) extends PositionOutputStream with Logging {
+class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterForm) extends PositionOutputStream with Logging {
   private var held: ByteArrayOutputStream = _
   private var closed = false
 
@@ -91,7 +91,7 @@ class TailHoldingStream(out: PositionOutputStream, path: String) extends Positio
   override def close(): Unit = if (!closed) {
     closed = true
     try {
-      if (held != null) out.write(TailHoldingStream.withExtension(path, held.toByteArray))
+      if (held != null) out.write(TailHoldingStream.withExtension(path, held.toByteArray, form))
     } finally {
       held = null
       out.close()
@@ -102,10 +102,11 @@ class TailHoldingStream(out: PositionOutputStream, path: String) extends Positio
 object TailHoldingStream extends Logging {
   /**
    * `tail` = whatever `end()` wrote: indexes, bloom filters, Thrift footer, length, PAR1. Returns
-   * it with the extension in the footer, or unchanged when the footer cannot be represented
-   * (with a warning) or is not a plain Parquet footer.
+   * it with the footer in `form` (the final form replaces Thrift, length and PAR1 by the
+   * FlatBuffer, its CRCs and PAR3), or unchanged when the footer cannot be represented (with
+   * a warning) or is not a plain Parquet footer.
    */
-  def withExtension(path: String, tail: Array[Byte]): Array[Byte] = {
+  def withExtension(path: String, tail: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] = {
     val n = tail.length
     if (n < 8 || !java.util.Arrays.equals(tail, n - 4, n, FooterLayout.Magic, 0, 4)) return tail
     val footerLength = FooterLayout.getIntLE(tail, n - 8).toLong & 0xFFFFFFFFL
@@ -113,13 +114,13 @@ object TailHoldingStream extends Logging {
     if (footerStart < 0) return tail
     val thrift = java.util.Arrays.copyOfRange(tail, footerStart.toInt, n - 8)
     try {
-      val newTail = FooterFiles.extendedTail(path, thrift)
+      val newTail = FooterFiles.tailFor(path, thrift, form)
       val out = java.util.Arrays.copyOf(tail, footerStart.toInt + newTail.length)
       System.arraycopy(newTail, 0, out, footerStart.toInt, newTail.length)
       out
     } catch {
       case e: UnrepresentableFooterException =>
-        logWarning(s"$path: written without the footer extension: ${e.reason}")
+        logWarning(s"$path: written as a plain Parquet file, not in the $form footer form: ${e.reason}")
         tail
     }
   }

@@ -66,7 +66,8 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
     if (ParquetLogicalTypes.hasWriteTags(dataSchema)) {
       ParquetOutputFormat.setWriteSupportClass(job, classOf[TaggedParquetWriteSupport])
     }
-    if (FooterInterceptorConf.writeEnabled(getSqlConf(sparkSession))) new FooterOutputWriterFactory(factory)
+    val sqlConf = getSqlConf(sparkSession)
+    if (FooterInterceptorConf.writeEnabled(sqlConf)) new FooterOutputWriterFactory(factory, FooterInterceptorConf.form(sqlConf))
     else factory
   }
 }

@@ -48,7 +48,7 @@ class FooterCorruptionSuite extends AnyFunSuite {
       b(at) = (b(at) ^ (1 << (bit % 8))).toByte
       FooterLayout.locate(b) match {
         case FooterLayout.Present(_) => fail(s"flip of bit $bit (byte $at) went undetected")
-        case FooterLayout.Corrupt(_) | FooterLayout.Absent =>
+        case FooterLayout.Corrupt(_, _) | FooterLayout.Absent =>
       }
       if (bit % 211 == 0 && at != extended.length - 1) {
         val r = readExtended(b)
@@ -139,7 +139,7 @@ class FooterCorruptionSuite extends AnyFunSuite {
     val good = Files.readAllBytes(file)
     def error(bytes: Array[Byte]): String = intercept[ParquetFooterException](FooterFiles.readFooter(fileWith(bytes))).getMessage
     assert(error(good.take(8)).contains("too short"))
-    assert(error(good.dropRight(1)).contains("no PAR1 magic"))
+    assert(error(good.dropRight(1)).contains("no PAR1 or PAR3 magic"))
     val pare = good.clone()
     System.arraycopy(FooterLayout.EncryptedMagic, 0, pare, pare.length - 4, 4)
     assert(error(pare).contains("encrypted footer"))

@@ -68,7 +68,7 @@ class FooterLayoutSuite extends AnyFunSuite {
 
   test("footers without our extension are Absent") {
     assert(FooterLayout.locate(thrift) == FooterLayout.Absent)
-    assert(FooterLayout.locate(Array.empty) == FooterLayout.Absent)
+    assert(FooterLayout.locate(Array.emptyByteArray) == FooterLayout.Absent)
     val otherUuid = expected.clone()
     otherUuid(otherUuid.length - 2) = (otherUuid(otherUuid.length - 2) ^ 1).toByte
     assert(FooterLayout.locate(otherUuid) == FooterLayout.Absent)

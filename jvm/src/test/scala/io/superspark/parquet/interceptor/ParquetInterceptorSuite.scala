@@ -141,7 +141,7 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
         override def write(b: Int): Unit = sink.write(b)
         override def close(): Unit = closed += 1
       }
-      val s = new TailHoldingStream(under, file.toString)
+      val s = new TailHoldingStream(under, file.toString, io.superspark.parquet.footer.FooterForm.Private)
       val split = (footer.footerOffset - 10).toInt // hold from a few bytes before the footer
       s.write(bytes, 0, split)
       s.hold()

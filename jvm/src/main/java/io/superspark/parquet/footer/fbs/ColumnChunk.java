@@ -28,6 +28,8 @@ public final class ColumnChunk extends Table {
   public long offsetIndexOffset() { int o = __offset(12); return o != 0 ? bb.getLong(o + bb_pos) : 0L; }
   public boolean hasOffsetIndexLength() { return 0 != __offset(14); }
   public int offsetIndexLength() { int o = __offset(14); return o != 0 ? bb.getInt(o + bb_pos) : 0; }
+  public boolean hasFileOffset() { return 0 != __offset(16); }
+  public long fileOffset() { int o = __offset(16); return o != 0 ? bb.getLong(o + bb_pos) : 0L; }
 
   public static int createColumnChunk(FlatBufferBuilder builder,
       int filePathOffset,
@@ -35,8 +37,10 @@ public final class ColumnChunk extends Table {
       long columnIndexOffset,
       int columnIndexLength,
       long offsetIndexOffset,
-      int offsetIndexLength) {
-    builder.startTable(6);
+      int offsetIndexLength,
+      long fileOffset) {
+    builder.startTable(7);
+    ColumnChunk.addFileOffset(builder, fileOffset);
     ColumnChunk.addOffsetIndexOffset(builder, offsetIndexOffset);
     ColumnChunk.addColumnIndexOffset(builder, columnIndexOffset);
     ColumnChunk.addOffsetIndexLength(builder, offsetIndexLength);
@@ -46,13 +50,14 @@ public final class ColumnChunk extends Table {
     return ColumnChunk.endColumnChunk(builder);
   }
 
-  public static void startColumnChunk(FlatBufferBuilder builder) { builder.startTable(6); }
+  public static void startColumnChunk(FlatBufferBuilder builder) { builder.startTable(7); }
   public static void addFilePath(FlatBufferBuilder builder, int filePathOffset) { builder.addOffset(0, filePathOffset, 0); }
   public static void addMetaData(FlatBufferBuilder builder, int metaDataOffset) { builder.addOffset(1, metaDataOffset, 0); }
   public static void addColumnIndexOffset(FlatBufferBuilder builder, long columnIndexOffset) { builder.addLong(2, columnIndexOffset, 0L); }
   public static void addColumnIndexLength(FlatBufferBuilder builder, int columnIndexLength) { builder.addInt(3, columnIndexLength, 0); }
   public static void addOffsetIndexOffset(FlatBufferBuilder builder, long offsetIndexOffset) { builder.addLong(4, offsetIndexOffset, 0L); }
   public static void addOffsetIndexLength(FlatBufferBuilder builder, int offsetIndexLength) { builder.addInt(5, offsetIndexLength, 0); }
+  public static void addFileOffset(FlatBufferBuilder builder, long fileOffset) { builder.addLong(6, fileOffset, 0L); }
   public static int endColumnChunk(FlatBufferBuilder builder) {
     int o = builder.endTable();
     return o;

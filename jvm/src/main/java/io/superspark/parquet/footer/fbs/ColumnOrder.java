@@ -8,8 +8,9 @@ public final class ColumnOrder {
   public static final byte NONE = 0;
   public static final byte TypeDefinedOrder = 1;
   public static final byte UndefinedOrder = 2;
+  public static final byte IEEE754TotalOrder = 3;
 
-  public static final String[] names = { "NONE", "TypeDefinedOrder", "UndefinedOrder", };
+  public static final String[] names = { "NONE", "TypeDefinedOrder", "UndefinedOrder", "IEEE754TotalOrder", };
 
   public static String name(int e) { return names[e]; }
 }

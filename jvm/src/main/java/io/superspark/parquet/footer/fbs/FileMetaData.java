@@ -35,6 +35,13 @@ public final class FileMetaData extends Table {
   public String createdBy() { int o = __offset(14); return o != 0 ? __string(o + bb_pos) : null; }
   public ByteBuffer createdByAsByteBuffer() { return __vector_as_bytebuffer(14, 1); }
   public ByteBuffer createdByInByteBuffer(ByteBuffer _bb) { return __vector_in_bytebuffer(_bb, 14, 1); }
+  public boolean hasSchemaVersion() { return 0 != __offset(16); }
+  public int schemaVersion() { int o = __offset(16); return o != 0 ? bb.getInt(o + bb_pos) : 0; }
+  public io.superspark.parquet.footer.fbs.Extension extensions(int j) { return extensions(new io.superspark.parquet.footer.fbs.Extension(), j); }
+  public io.superspark.parquet.footer.fbs.Extension extensions(io.superspark.parquet.footer.fbs.Extension obj, int j) { int o = __offset(18); return o != 0 ? obj.__assign(__indirect(__vector(o) + j * 4), bb) : null; }
+  public int extensionsLength() { int o = __offset(18); return o != 0 ? __vector_len(o) : 0; }
+  public io.superspark.parquet.footer.fbs.Extension.Vector extensionsVector() { return extensionsVector(new io.superspark.parquet.footer.fbs.Extension.Vector()); }
+  public io.superspark.parquet.footer.fbs.Extension.Vector extensionsVector(io.superspark.parquet.footer.fbs.Extension.Vector obj) { int o = __offset(18); return o != 0 ? obj.__assign(__vector(o), 4, bb) : null; }
 
   public static int createFileMetaData(FlatBufferBuilder builder,
       int version,
@@ -42,9 +49,13 @@ public final class FileMetaData extends Table {
       long numRows,
       int rowGroupsOffset,
       int kvOffset,
-      int createdByOffset) {
-    builder.startTable(6);
+      int createdByOffset,
+      int schemaVersion,
+      int extensionsOffset) {
+    builder.startTable(8);
     FileMetaData.addNumRows(builder, numRows);
+    FileMetaData.addExtensions(builder, extensionsOffset);
+    FileMetaData.addSchemaVersion(builder, schemaVersion);
     FileMetaData.addCreatedBy(builder, createdByOffset);
     FileMetaData.addKv(builder, kvOffset);
     FileMetaData.addRowGroups(builder, rowGroupsOffset);
@@ -53,7 +64,7 @@ public final class FileMetaData extends Table {
     return FileMetaData.endFileMetaData(builder);
   }
 
-  public static void startFileMetaData(FlatBufferBuilder builder) { builder.startTable(6); }
+  public static void startFileMetaData(FlatBufferBuilder builder) { builder.startTable(8); }
   public static void addVersion(FlatBufferBuilder builder, int version) { builder.addInt(0, version, 0); }
   public static void addSchema(FlatBufferBuilder builder, int schemaOffset) { builder.addOffset(1, schemaOffset, 0); }
   public static int createSchemaVector(FlatBufferBuilder builder, int[] data) { builder.startVector(4, data.length, 4); for (int i = data.length - 1; i >= 0; i--) builder.addOffset(data[i]); return builder.endVector(); }
@@ -66,6 +77,10 @@ public final class FileMetaData extends Table {
   public static int createKvVector(FlatBufferBuilder builder, int[] data) { builder.startVector(4, data.length, 4); for (int i = data.length - 1; i >= 0; i--) builder.addOffset(data[i]); return builder.endVector(); }
   public static void startKvVector(FlatBufferBuilder builder, int numElems) { builder.startVector(4, numElems, 4); }
   public static void addCreatedBy(FlatBufferBuilder builder, int createdByOffset) { builder.addOffset(5, createdByOffset, 0); }
+  public static void addSchemaVersion(FlatBufferBuilder builder, int schemaVersion) { builder.addInt(6, schemaVersion, 0); }
+  public static void addExtensions(FlatBufferBuilder builder, int extensionsOffset) { builder.addOffset(7, extensionsOffset, 0); }
+  public static int createExtensionsVector(FlatBufferBuilder builder, int[] data) { builder.startVector(4, data.length, 4); for (int i = data.length - 1; i >= 0; i--) builder.addOffset(data[i]); return builder.endVector(); }
+  public static void startExtensionsVector(FlatBufferBuilder builder, int numElems) { builder.startVector(4, numElems, 4); }
   public static int endFileMetaData(FlatBufferBuilder builder) {
     int o = builder.endTable();
     return o;

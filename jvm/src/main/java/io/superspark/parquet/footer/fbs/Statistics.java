@@ -64,6 +64,8 @@ public final class Statistics extends Table {
   public ByteVector legacyMaxVector(ByteVector obj) { int o = __offset(38); return o != 0 ? obj.__assign(__vector(o), bb) : null; }
   public ByteBuffer legacyMaxAsByteBuffer() { return __vector_as_bytebuffer(38, 1); }
   public ByteBuffer legacyMaxInByteBuffer(ByteBuffer _bb) { return __vector_in_bytebuffer(_bb, 38, 1); }
+  public boolean hasNanCount() { return 0 != __offset(40); }
+  public long nanCount() { int o = __offset(40); return o != 0 ? bb.getLong(o + bb_pos) : 0L; }
 
   public static int createStatistics(FlatBufferBuilder builder,
       long nullCount,
@@ -83,8 +85,10 @@ public final class Statistics extends Table {
       boolean isMaxValueExact,
       int legacySame,
       int legacyMinOffset,
-      int legacyMaxOffset) {
-    builder.startTable(18);
+      int legacyMaxOffset,
+      long nanCount) {
+    builder.startTable(19);
+    Statistics.addNanCount(builder, nanCount);
     Statistics.addMaxHi8(builder, maxHi8);
     Statistics.addMaxLo8(builder, maxLo8);
     Statistics.addMinHi8(builder, minHi8);
@@ -106,7 +110,7 @@ public final class Statistics extends Table {
     return Statistics.endStatistics(builder);
   }
 
-  public static void startStatistics(FlatBufferBuilder builder) { builder.startTable(18); }
+  public static void startStatistics(FlatBufferBuilder builder) { builder.startTable(19); }
   public static void addNullCount(FlatBufferBuilder builder, long nullCount) { builder.addLong(0, nullCount, 0L); }
   public static void addDistinctCount(FlatBufferBuilder builder, long distinctCount) { builder.addLong(1, distinctCount, 0L); }
   public static void addMinLo4(FlatBufferBuilder builder, long minLo4) { builder.addInt(2, (int) minLo4, (int) 0L); }
@@ -140,6 +144,7 @@ public final class Statistics extends Table {
   public static int createLegacyMaxVector(FlatBufferBuilder builder, byte[] data) { return builder.createByteVector(data); }
   public static int createLegacyMaxVector(FlatBufferBuilder builder, ByteBuffer data) { return builder.createByteVector(data); }
   public static void startLegacyMaxVector(FlatBufferBuilder builder, int numElems) { builder.startVector(1, numElems, 1); }
+  public static void addNanCount(FlatBufferBuilder builder, long nanCount) { builder.addLong(18, nanCount, 0L); }
   public static int endStatistics(FlatBufferBuilder builder) {
     int o = builder.endTable();
     return o;

@@ -27,7 +27,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterOpener, OpenedFooter, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{FinalFormRecordReader, FooterInterceptorConf, FooterMetrics, FooterOpener,
+  OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
 // datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues`,
@@ -166,11 +167,11 @@ object ParquetFooterScan {
                 fileSchema: MessageType, readContext: ReadContext): RecordMaterializer[InternalRow] =
               super.prepareForRead(conf, keyValueMetaData, ParquetLogicalTypes.forSpark(fileSchema), readContext)
           }
-          val reader = if (pushed.isDefined && enableRecordFilter) {
-            new ParquetRecordReader[InternalRow](readSupport, FilterCompat.get(pushed.get, null))
-          } else {
-            new ParquetRecordReader[InternalRow](readSupport)
-          }
+          val recordFilter = if (pushed.isDefined && enableRecordFilter) FilterCompat.get(pushed.get, null)
+            else FilterCompat.NOOP
+          // Ours: a final-form (PAR3) file gets its footer from the library.
+          val reader = if (opened.isFinal) new FinalFormRecordReader[InternalRow](readSupport, recordFilter)
+            else new ParquetRecordReader[InternalRow](readSupport, recordFilter)
           val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
           val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
           try {
