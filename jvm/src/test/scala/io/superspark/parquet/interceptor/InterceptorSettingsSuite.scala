@@ -5,6 +5,7 @@ import java.nio.file.Files
 import org.apache.spark.sql.superspark.SuperSparkSQLConf
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.FooterForm
 
 /** The interceptor's settings are registered SQL config entries; its driver state is bounded. */
 class InterceptorSettingsSuite extends SparkSessionSuite {
@@ -31,9 +32,9 @@ class InterceptorSettingsSuite extends SparkSessionSuite {
     assert(e3.getMessage.contains(FooterInterceptorConf.FormKey) && e3.getMessage.contains("intermediate"), e3.getMessage)
     val conf = spark.sessionState.conf
     withSQLConf(FooterInterceptorConf.WriteKey -> " TRUE ", FooterInterceptorConf.FormKey -> "Final") {
-      assert(FooterInterceptorConf.writeEnabled(conf) && FooterInterceptorConf.form(conf) == "final")
+      assert(FooterInterceptorConf.writeEnabled(conf) && FooterInterceptorConf.form(conf) == FooterForm.Final)
     }
-    assert(!FooterInterceptorConf.writeEnabled(conf) && FooterInterceptorConf.form(conf) == "private")
+    assert(!FooterInterceptorConf.writeEnabled(conf) && FooterInterceptorConf.form(conf) == FooterForm.Private)
     assert(FooterInterceptorConf.readEnabled(conf) && !FooterInterceptorConf.strict(conf))
     assert(SuperSparkSQLConf.FooterRead.key == FooterInterceptorConf.ReadKey)
   }
