@@ -27,7 +27,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterOpener, OpenedFooter, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener, OpenedFooter, ParquetLogicalTypes}
 
 /**
  * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
@@ -59,7 +59,30 @@ object ParquetFooterScan {
       sqlConf.parquetReaderRespectUnknownTypeAnnotation)
   }
 
+  /**
+   * The reader function of a scan. Ours: top-level FLOAT16 columns ([[Float16Columns]]) are
+   * read by Spark's reader as binary and turned into floats after it.
+   */
   def buildReader(
+      sparkSession: SparkSession,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration,
+      metrics: FooterMetrics): PartitionedFile => Iterator[InternalRow] = {
+    val float16 = Float16Columns.positions(requiredSchema)
+    if (float16.isEmpty) {
+      buildSparkReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf, metrics)
+    } else {
+      val read = Float16Columns.asRead(requiredSchema, float16)
+      val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, metrics)
+      val converter = new Float16Columns.Converter(read, partitionSchema, float16)
+      (file: PartitionedFile) => converter(reader(file))
+    }
+  }
+
+  private def buildSparkReader(
       sparkSession: SparkSession,
       partitionSchema: StructType,
       requiredSchema: StructType,
