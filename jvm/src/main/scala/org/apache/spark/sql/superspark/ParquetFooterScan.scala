@@ -20,6 +20,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.errors.QueryExecutionErrors
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileFormat, PartitionedFile, RecordReaderIterator, SchemaMergeUtils}
 import org.apache.spark.sql.execution.datasources.parquet._
 import org.apache.spark.sql.internal.SQLConf
@@ -268,8 +269,10 @@ object ParquetFooterScan {
       timestampNanosTypesEnabled = settings.timestampNanosTypes,
       respectUnknownTypeAnnotation = settings.respectUnknownTypeAnnotation)
     files.flatMap { f =>
-      try {
-        val (md, fileSchema) = FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
+      // The footer read as Spark's readParquetFootersInParallel guards it; the conversion after
+      // it (unsupported types) fails as in Spark, unwrapped.
+      val footer = try {
+        Some(FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
           caseSensitive = true, strict, metrics) match {
           case Some(o) => (o.footer, o.fileSchema)
           case None =>
@@ -277,13 +280,19 @@ object ParquetFooterScan {
               org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf),
               org.apache.parquet.format.converter.ParquetMetadataConverter.SKIP_ROW_GROUPS)
             (ParquetLogicalTypes.forSpark(raw), raw.getFileMetaData.getSchema)
-        }
-        val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
-        Some(ParquetLogicalTypes.tag(schema, fileSchema))
+        })
       } catch {
         case e: java.io.FileNotFoundException if ignoreMissingFiles => None
         case e: RuntimeException if ignoreCorruptFiles => None
         case e: java.io.IOException if ignoreCorruptFiles => None
+        // FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER naming the file, as Spark's reader.
+        case e: RuntimeException => throw QueryExecutionErrors.cannotReadFooterForFileError(f.getPath, e)
+        case e: java.io.IOException if !e.isInstanceOf[java.io.FileNotFoundException] =>
+          throw QueryExecutionErrors.cannotReadFooterForFileError(f.getPath, e)
+      }
+      footer.map { case (md, fileSchema) =>
+        val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
+        ParquetLogicalTypes.tag(schema, fileSchema)
       }
     }
   }
