@@ -44,7 +44,8 @@ private[footer] final class LazyColumnChunkMetaData(
     var s: Statistics[_] = stats
     if (s == null) {
       s = try source.statistics(metadataPosition, leaf) catch {
-        case e: FooterDecodeException =>
+        // ours, or parquet-java's statistics builders refusing a value (e.g. a FLOAT16 bound not 2 bytes)
+        case e @ (_: FooterDecodeException | _: IllegalArgumentException) =>
           LazyColumnChunkMetaData.log.warn(s"column ${leaf.path}: undecodable statistics in the footer " +
             s"extension (${e.getMessage}); read as no statistics")
           Statistics.getBuilderForReading(leaf.primitive).build()
