@@ -14,7 +14,10 @@ from pyspark.sql import functions as F
 from superspark.arrow import to_arrow
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPUS = os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data")
+# ../shared from the repository root (also from a git worktree one level further down)
+CORPUS = next((c for c in (os.path.join(REPO, *[".."] * up, "shared", "corpus", "parquet-testing", "data")
+                           for up in (1, 2)) if os.path.isdir(c)),
+              os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data"))
 FLOAT16_FILES = ["float16_nonzeros_and_nans.parquet", "float16_zeros_and_nans.parquet",
                  "byte_stream_split_extended.gzip.parquet", "floating_orders_nan_count.parquet"]
 
