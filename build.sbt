@@ -32,10 +32,12 @@ lazy val root = (project in file("."))
       }
     },
     // Provided: on the compile and test classpaths, never in the jar. Scala's own jars come
-    // from sbt's scalaVersion (the same 2.13.18), so they are left out here.
+    // from sbt's scalaVersion (the same 2.13.18), so they are left out here (Scala modules
+    // Spark needs, e.g. scala-parser-combinators for variant shredding, stay).
     Compile / unmanagedJars := {
       val dir = sparkJarsDir.value
-      (dir * "*.jar").classpath.filterNot(a => a.data.getName.startsWith("scala-"))
+      val scalaOwn = Seq("scala-library-", "scala-reflect-", "scala-compiler-")
+      (dir * "*.jar").classpath.filterNot(a => scalaOwn.exists(a.data.getName.startsWith))
     },
     libraryDependencies ++= Seq(
       "org.scalatest" %% "scalatest" % "3.2.19" % Test

@@ -133,13 +133,32 @@ object FooterReader {
       case RowGroupSelection.Range(s, e) => ParquetMetadataConverter.range(s, e)
       case _ => ParquetMetadataConverter.NO_FILTER
     }
+    def readWith(bytes: Array[Byte]) =
+      converter(projection.useSignedStringMinMax).readParquetMetadata(new ByteArrayInputStream(bytes), filter)
     val md = try {
-      converter(projection.useSignedStringMinMax).readParquetMetadata(new ByteArrayInputStream(footer.footer), filter)
+      try readWith(footer.footer) catch {
+        // A logical type newer than parquet-java (a union member it does not know) makes its
+        // converter fail: read the column as its physical type, as pyarrow does.
+        case e: NullPointerException => withoutUnknownLogicalTypes(footer.footer).map(readWith).getOrElse(throw e)
+      }
     } catch {
       case e: Exception => throw new ParquetFooterException(
         s"${footer.path}: cannot read the Thrift footer at byte ${footer.footerOffset}: ${e.getMessage}", e)
     }
     project(md, projection)
+  }
+
+  /** The Thrift footer re-encoded without the logical types parquet-java does not know, if any. */
+  private def withoutUnknownLogicalTypes(thrift: Array[Byte]): Option[Array[Byte]] = {
+    val fmd = org.apache.parquet.format.Util.readFileMetaData(new ByteArrayInputStream(thrift))
+    val unknown = fmd.getSchema.asScala.filter(e => e.isSetLogicalType && e.getLogicalType.getSetField == null)
+    if (unknown.isEmpty) None
+    else {
+      unknown.foreach(_.unsetLogicalType())
+      val out = new java.io.ByteArrayOutputStream(thrift.length)
+      org.apache.parquet.format.Util.writeFileMetaData(fmd, out)
+      Some(out.toByteArray)
+    }
   }
 
   /** Applies a projection to metadata read in full (same result as a projected decode). */

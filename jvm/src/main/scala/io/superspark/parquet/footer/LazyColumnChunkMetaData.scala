@@ -12,6 +12,11 @@ import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkPrope
  * decoded eagerly. The values are exactly those of the eager decode (the tests compare
  * every getter); a reader that prunes with the statistics of a few columns pays for those.
  * Thread-safe: a race decodes twice and keeps either equal result.
+ *
+ * A statistic that cannot be decoded (a FlatBuffer that passed its CRCs and structure checks
+ * but holds, e.g., a 5-byte minimum for an INT32: a buggy writer, or CRCs recomputed after a
+ * change) is "no statistics" (empty, so row-group and page pruning keep the row group), with
+ * one warning per chunk; it never fails the query in the middle of row-group filtering.
  */
 private[footer] final class LazyColumnChunkMetaData(
     encodingStats: EncodingStats,
@@ -37,7 +42,16 @@ private[footer] final class LazyColumnChunkMetaData(
 
   override def getStatistics: Statistics[_] = {
     var s: Statistics[_] = stats
-    if (s == null) { s = source.statistics(metadataPosition, leaf); stats = s }
+    if (s == null) {
+      s = try source.statistics(metadataPosition, leaf) catch {
+        // ours, or parquet-java's statistics builders refusing a value (e.g. a FLOAT16 bound not 2 bytes)
+        case e @ (_: FooterDecodeException | _: IllegalArgumentException) =>
+          LazyColumnChunkMetaData.log.warn(s"column ${leaf.path}: undecodable statistics in the footer " +
+            s"extension (${e.getMessage}); read as no statistics")
+          Statistics.getBuilderForReading(leaf.primitive).build()
+      }
+      stats = s
+    }
     s
   }
 
@@ -52,4 +66,8 @@ private[footer] final class LazyColumnChunkMetaData(
     if (s == null) { s = Option(source.geospatialStatistics(metadataPosition)); geoStats = s }
     s.orNull
   }
+}
+
+private object LazyColumnChunkMetaData {
+  private lazy val log = org.slf4j.LoggerFactory.getLogger(classOf[LazyColumnChunkMetaData])
 }

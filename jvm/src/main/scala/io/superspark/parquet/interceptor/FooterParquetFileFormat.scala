@@ -37,6 +37,17 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
     }
   }
 
+  /**
+   * Spark's vector classes, except with FLOAT16 columns: their vectors are views
+   * ([[Float16Columns]]), so generated code sees plain `ColumnVector`s.
+   */
+  override def vectorTypes(
+      requiredSchema: StructType,
+      partitionSchema: StructType,
+      sqlConf: org.apache.spark.sql.internal.SQLConf): Option[Seq[String]] =
+    if (Float16Columns.positions(requiredSchema).nonEmpty) None
+    else super.vectorTypes(requiredSchema, partitionSchema, sqlConf)
+
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
       dataSchema: StructType,

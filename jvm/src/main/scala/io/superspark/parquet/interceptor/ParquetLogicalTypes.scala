@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.{FileMetaData, ParquetMetadata}
 import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, Type, Types}
-import org.apache.parquet.schema.LogicalTypeAnnotation.{JsonLogicalTypeAnnotation, UUIDLogicalTypeAnnotation}
+import org.apache.parquet.schema.LogicalTypeAnnotation.{Float16LogicalTypeAnnotation, JsonLogicalTypeAnnotation, UUIDLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.sql.types._
 import org.json4s.{JArray, JObject, JString, JValue}
@@ -26,12 +26,22 @@ import org.json4s.jackson.JsonMethods
  * (the columns stay FIXED_LEN_BYTE_ARRAY(16), which Spark reads as binary) and the inferred
  * schema is tagged. Write: tagged binary values are written as FIXED_LEN_BYTE_ARRAY(16) UUID,
  * tagged strings as BINARY JSON, at any depth.
+ *
+ * FLOAT16 (a top-level FIXED_LEN_BYTE_ARRAY(2) column), which Spark 4.3 refuses: the footer
+ * handed to Spark has the annotation dropped (Spark reads the two bytes as binary), the
+ * inferred schema says `float` with field metadata `super.type` = `float16` (the tag the bsup
+ * source gives Super float16 columns, which `superspark.arrow.to_arrow` turns into
+ * `halffloat`), and the scan turns the bytes into floats ([[Float16Columns]]). A `float`
+ * column tagged so is written as FLOAT16. FLOAT16 below the top level stays refused.
  */
 object ParquetLogicalTypes {
   val ExtensionNameKey = "arrow.extension.name"
   val NestedKey = "arrow.extension.nested"
   val Uuid = "arrow.uuid"
   val Json = "arrow.json"
+  /** Field metadata key and value of a half-float column (as the bsup source tags Super float16). */
+  val SuperTypeKey = io.superspark.types.SuperTypes.MetadataKey
+  val Float16Tag = "float16"
 
   /** A tagged value: `path` is the Arrow path below the top-level `column` (empty: the column). */
   final case class Tag(column: String, path: Seq[String], name: String)
@@ -39,13 +49,21 @@ object ParquetLogicalTypes {
   private def isUuid(t: Type) = t.isPrimitive && t.getLogicalTypeAnnotation.isInstanceOf[UUIDLogicalTypeAnnotation]
   private def isJson(t: Type) = t.isPrimitive && t.getLogicalTypeAnnotation.isInstanceOf[JsonLogicalTypeAnnotation]
 
+  private def isFloat16(t: Type) = t.isPrimitive && t.getLogicalTypeAnnotation.isInstanceOf[Float16LogicalTypeAnnotation]
+
   private def hasUuid(t: Type): Boolean =
     if (t.isPrimitive) isUuid(t) else t.asGroupType.getFields.asScala.exists(hasUuid)
 
-  /** The footer as Spark can read it: UUID annotations dropped, everything else the same. */
+  private def needsRewrite(schema: MessageType): Boolean =
+    hasUuid(schema) || schema.getFields.asScala.exists(isFloat16)
+
+  /**
+   * The footer as Spark can read it: UUID annotations and top-level FLOAT16 annotations
+   * dropped, everything else the same.
+   */
   def forSpark(md: ParquetMetadata): ParquetMetadata = {
     val schema = md.getFileMetaData.getSchema
-    if (!hasUuid(schema)) md
+    if (!needsRewrite(schema)) md
     else {
       val fm = md.getFileMetaData
       new ParquetMetadata(new FileMetaData(forSpark(schema), fm.getKeyValueMetaData, fm.getCreatedBy,
@@ -53,10 +71,12 @@ object ParquetLogicalTypes {
     }
   }
 
-  /** A file schema as Spark can read it: UUID annotations dropped. */
+  /** A file schema as Spark can read it: UUID and top-level FLOAT16 annotations dropped. */
   def forSpark(schema: MessageType): MessageType =
-    if (!hasUuid(schema)) schema
-    else new MessageType(schema.getName, schema.getFields.asScala.map(stripUuid).asJava)
+    if (!needsRewrite(schema)) schema
+    else new MessageType(schema.getName, schema.getFields.asScala.map { t =>
+      if (isFloat16(t)) t.asPrimitiveType.withLogicalTypeAnnotation(null) else stripUuid(t)
+    }.asJava)
 
   private def stripUuid(t: Type): Type =
     if (isUuid(t)) t.asPrimitiveType.withLogicalTypeAnnotation(null)
@@ -116,11 +136,16 @@ object ParquetLogicalTypes {
     case _ => Nil
   }
 
-  /** Tags the columns that hold UUID or JSON values in `parquet` (at any depth). */
+  /**
+   * Tags the columns that hold UUID or JSON values in `parquet` (at any depth); top-level
+   * FLOAT16 columns (read by Spark as binary) become `float` tagged `super.type` = `float16`.
+   */
   def tag(schema: StructType, parquet: GroupType): StructType = {
     val children = new Children(parquet)
     StructType(schema.fields.map { f =>
-      children(f.name).map(t => tagsIn(f.dataType, t, Vector.empty)).getOrElse(Nil) match {
+      if (f.dataType == BinaryType && children(f.name).exists(isFloat16)) {
+        withMetadata(f.copy(dataType = FloatType), SuperTypeKey, Float16Tag)
+      } else children(f.name).map(t => tagsIn(f.dataType, t, Vector.empty)).getOrElse(Nil) match {
         case Seq((Seq(), name)) => withMetadata(f, ExtensionNameKey, name)
         case Seq() => f
         case nested => withMetadata(f, NestedKey, nestedJson(nested))
@@ -135,10 +160,18 @@ object ParquetLogicalTypes {
 
   // ---- write: find the tags of a Spark schema, annotate the Parquet write schema ----
 
-  /** The UUID/JSON tags of a write schema whose Spark types fit them; other tags are ignored. */
+  /** A top-level `float` column tagged `super.type` = `float16`. */
+  def isFloat16Column(f: StructField): Boolean = f.dataType == FloatType &&
+    f.metadata.contains(SuperTypeKey) && f.metadata.getString(SuperTypeKey) == Float16Tag
+
+  /**
+   * The UUID/JSON/FLOAT16 tags of a write schema whose Spark types fit them; other tags are
+   * ignored.
+   */
   def writeTags(schema: StructType): Seq[Tag] = schema.fields.toSeq.flatMap { f =>
     val md = f.metadata
-    if (md.contains(ExtensionNameKey)) {
+    if (isFloat16Column(f)) Seq(Tag(f.name, Nil, Float16Tag))
+    else if (md.contains(ExtensionNameKey)) {
       Seq(Tag(f.name, Nil, md.getString(ExtensionNameKey))).filter(t => fits(f.dataType, t.name))
     } else if (md.contains(NestedKey)) {
       parseNested(f.name, md.getString(NestedKey)).filter(t => typeAt(f.dataType, t.path).exists(fits(_, t.name)))
@@ -200,6 +233,10 @@ object ParquetLogicalTypes {
       (if (t.getId != null) b.id(t.getId.intValue) else b).named(t.getName)
     case Json if t.isPrimitive && t.asPrimitiveType.getPrimitiveTypeName == PrimitiveTypeName.BINARY =>
       t.asPrimitiveType.withLogicalTypeAnnotation(LogicalTypeAnnotation.jsonType())
+    case Float16Tag if t.isPrimitive && t.asPrimitiveType.getPrimitiveTypeName == PrimitiveTypeName.FLOAT =>
+      val b = Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, t.getRepetition).length(2)
+        .as(LogicalTypeAnnotation.float16Type())
+      (if (t.getId != null) b.id(t.getId.intValue) else b).named(t.getName)
     case _ => t
   }
 

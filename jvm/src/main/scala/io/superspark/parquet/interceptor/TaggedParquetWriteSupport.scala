@@ -12,38 +12,53 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * Spark's `ParquetWriteSupport` with the values tagged `arrow.uuid` / `arrow.json` (top level
  * or nested, see [[ParquetLogicalTypes]]) written with the Parquet UUID / JSON logical types.
  * A UUID value that is not 16 bytes long is refused with an error naming the column.
+ * Top-level `float` columns tagged `super.type` = `float16` are written as FLOAT16
+ * (FIXED_LEN_BYTE_ARRAY(2), each value rounded to the nearest half, ties to even).
  */
 class TaggedParquetWriteSupport extends ParquetWriteSupport {
   private var uuidPaths: Seq[Seq[String]] = Nil
+  private var float16Paths: Seq[Seq[String]] = Nil
 
   override def init(configuration: Configuration): WriteContext = {
     val context = super.init(configuration)
     val schema = DataType.fromJson(configuration.get(ParquetWriteSupport.SPARK_ROW_SCHEMA)).asInstanceOf[StructType]
-    val (annotated, uuids) = ParquetLogicalTypes.annotate(context.getSchema, schema, ParquetLogicalTypes.writeTags(schema))
+    val tags = ParquetLogicalTypes.writeTags(schema)
+    val (annotated, uuids) = ParquetLogicalTypes.annotate(context.getSchema, schema, tags)
     uuidPaths = uuids
+    float16Paths = tags.collect { case t if t.name == ParquetLogicalTypes.Float16Tag => Seq(t.column) }
     new WriteContext(annotated, context.getExtraMetaData)
   }
 
   override def prepareForWrite(recordConsumer: RecordConsumer): Unit =
-    super.prepareForWrite(if (uuidPaths.isEmpty) recordConsumer else new UuidCheck(recordConsumer, uuidPaths))
+    super.prepareForWrite(if (uuidPaths.isEmpty && float16Paths.isEmpty) recordConsumer
+      else new TaggedValues(recordConsumer, uuidPaths, float16Paths))
 }
 
-/** A trie of Parquet field names; `uuid` marks the end of a UUID column's path. */
-private final class PathNode(val uuid: Boolean, val children: Map[String, PathNode])
+/**
+ * A trie of Parquet field names; `uuid` / `float16` mark the end of a UUID / FLOAT16
+ * column's path.
+ */
+private final class PathNode(val uuid: Boolean, val float16: Boolean, val children: Map[String, PathNode])
 
 private object PathNode {
-  def of(paths: Seq[Seq[String]]): PathNode = {
-    val (ends, longer) = paths.partition(_.isEmpty)
-    new PathNode(ends.nonEmpty, longer.groupBy(_.head).map { case (k, ps) => k -> of(ps.map(_.tail)) })
+  def of(uuids: Seq[Seq[String]], float16s: Seq[Seq[String]]): PathNode = {
+    val (uEnds, uLonger) = uuids.partition(_.isEmpty)
+    val (fEnds, fLonger) = float16s.partition(_.isEmpty)
+    val heads = (uLonger ++ fLonger).map(_.head).distinct
+    new PathNode(uEnds.nonEmpty, fEnds.nonEmpty, heads.map { k =>
+      k -> of(uLonger.filter(_.head == k).map(_.tail), fLonger.filter(_.head == k).map(_.tail))
+    }.toMap)
   }
 }
 
 /**
  * Passes everything on, checking the length of the values written at the Parquet paths of
- * UUID columns (tracked field by field, no allocation per value).
+ * UUID columns and writing the floats of FLOAT16 columns as halves (tracked field by field,
+ * no allocation per UUID value).
  */
-private final class UuidCheck(rc: RecordConsumer, paths: Seq[Seq[String]]) extends RecordConsumer {
-  private val root = PathNode.of(paths)
+private final class TaggedValues(rc: RecordConsumer, uuids: Seq[Seq[String]], float16s: Seq[Seq[String]])
+    extends RecordConsumer {
+  private val root = PathNode.of(uuids, float16s)
   private val stack = mutable.ArrayBuffer.empty[PathNode] // null: off every UUID path
   private val names = mutable.ArrayBuffer.empty[String]
 
@@ -75,7 +90,11 @@ private final class UuidCheck(rc: RecordConsumer, paths: Seq[Seq[String]]) exten
     }
     rc.addBinary(value)
   }
-  override def addFloat(value: Float): Unit = rc.addFloat(value)
+  override def addFloat(value: Float): Unit = {
+    val here = current
+    if (here != null && here.float16) rc.addBinary(Binary.fromConstantByteArray(Float16.toBytes(value)))
+    else rc.addFloat(value)
+  }
   override def addDouble(value: Double): Unit = rc.addDouble(value)
   override def flush(): Unit = rc.flush()
 }

@@ -79,6 +79,31 @@ class FooterCorruptionSuite extends AnyFunSuite {
     assert(rejected > 100)
   }
 
+  test("bit flips behind a valid CRC: nothing throws after open, undecodable statistics are no statistics") {
+    // Every bit of the FlatBuffer, CRCs recomputed (a buggy writer, or malice). What opens must
+    // stay usable: every getter a reader calls, statistics included, returns a value.
+    import scala.jdk.CollectionConverters._
+    var opened, emptied = 0
+    (0 until flatBuffer.length * 8).foreach { bit =>
+      val fb = flatBuffer.clone()
+      fb(bit / 8) = (fb(bit / 8) ^ (1 << (bit % 8))).toByte
+      FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fb)) match {
+        case Left(_) =>
+        case Right(md) =>
+          opened += 1
+          md.getBlocks.asScala.zip(expected.getBlocks.asScala).foreach { case (b, e) =>
+            b.getColumns.asScala.zip(e.getColumns.asScala).foreach { case (c, ec) =>
+              val st = c.getStatistics
+              c.getSizeStatistics; c.getGeospatialStatistics; c.getEncodingStats; c.getPrimitiveType
+              if (st.isEmpty && !ec.getStatistics.isEmpty) emptied += 1
+            }
+          }
+      }
+    }
+    info(s"${flatBuffer.length * 8} flips: $opened opened, $emptied chunks read with no statistics")
+    assert(opened > 100 && emptied > 0)
+  }
+
   test("truncated, empty, random and out-of-bounds FlatBuffers fall back with a reason") {
     def reason(fb: Array[Byte]): FallbackReason = {
       val r = readExtended(withFlatBuffer(fb))

@@ -20,6 +20,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.errors.QueryExecutionErrors
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileFormat, PartitionedFile, RecordReaderIterator, SchemaMergeUtils}
 import org.apache.spark.sql.execution.datasources.parquet._
 import org.apache.spark.sql.internal.SQLConf
@@ -27,7 +28,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.interceptor.{FinalFormRecordReader, FooterInterceptorConf, FooterMetrics, FooterOpener,
+import io.superspark.parquet.interceptor.{FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
   OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
@@ -66,7 +67,30 @@ object ParquetFooterScan {
       sqlConf.parquetReaderRespectUnknownTypeAnnotation)
   }
 
+  /**
+   * The reader function of a scan. Ours: top-level FLOAT16 columns ([[Float16Columns]]) are
+   * read by Spark's reader as binary and turned into floats after it.
+   */
   def buildReader(
+      sparkSession: SparkSession,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration,
+      metrics: FooterMetrics): PartitionedFile => Iterator[InternalRow] = {
+    val float16 = Float16Columns.positions(requiredSchema)
+    if (float16.isEmpty) {
+      buildSparkReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf, metrics)
+    } else {
+      val read = Float16Columns.asRead(requiredSchema, float16)
+      val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, metrics)
+      val converter = new Float16Columns.Converter(read, partitionSchema, float16)
+      (file: PartitionedFile) => converter(reader(file))
+    }
+  }
+
+  private def buildSparkReader(
       sparkSession: SparkSession,
       partitionSchema: StructType,
       requiredSchema: StructType,
@@ -252,8 +276,10 @@ object ParquetFooterScan {
       timestampNanosTypesEnabled = settings.timestampNanosTypes,
       respectUnknownTypeAnnotation = settings.respectUnknownTypeAnnotation)
     files.flatMap { f =>
-      try {
-        val (md, fileSchema) = FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
+      // The footer read as Spark's readParquetFootersInParallel guards it; the conversion after
+      // it (unsupported types) fails as in Spark, unwrapped.
+      val footer = try {
+        Some(FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
           caseSensitive = true, strict, metrics) match {
           case Some(o) => (o.footer, o.fileSchema)
           case None =>
@@ -261,13 +287,19 @@ object ParquetFooterScan {
               org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf),
               org.apache.parquet.format.converter.ParquetMetadataConverter.SKIP_ROW_GROUPS)
             (ParquetLogicalTypes.forSpark(raw), raw.getFileMetaData.getSchema)
-        }
-        val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
-        Some(ParquetLogicalTypes.tag(schema, fileSchema))
+        })
       } catch {
         case e: java.io.FileNotFoundException if ignoreMissingFiles => None
         case e: RuntimeException if ignoreCorruptFiles => None
         case e: java.io.IOException if ignoreCorruptFiles => None
+        // FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER naming the file, as Spark's reader.
+        case e: RuntimeException => throw QueryExecutionErrors.cannotReadFooterForFileError(f.getPath, e)
+        case e: java.io.IOException if !e.isInstanceOf[java.io.FileNotFoundException] =>
+          throw QueryExecutionErrors.cannotReadFooterForFileError(f.getPath, e)
+      }
+      footer.map { case (md, fileSchema) =>
+        val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
+        ParquetLogicalTypes.tag(schema, fileSchema)
       }
     }
   }
