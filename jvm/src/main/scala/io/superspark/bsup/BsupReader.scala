@@ -66,6 +66,7 @@ final class BsupReader(
       if (frameCompressed) {
         new BsupException(source, frameStart, s"$msg (at byte $p of the frame's decompressed payload)")
       } else new BsupException(source, payloadFileOffset + p, msg)
+    override def version: Int = context.version
   }
 
   /** Offset in the file of the current value (or of its compressed frame). */
@@ -147,7 +148,7 @@ final class BsupReader(
     frameStart = pos
     frameCompressed = false
     if (atStreamStart && frameStart >= stopAt) { done = true; return }
-    val code = readByte()
+    var code = readByte()
     if (code < 0) { done = true; return }
     if (code == EndOfStream) {
       context.reset()
@@ -156,12 +157,14 @@ final class BsupReader(
       streamStart = pos
       return
     }
-    if ((code & 0x80) != 0 && atStreamStart && code >= 0x81 && code <= 0x85 && frameStart == streamStart) {
-      fail(frameStart, f"byte 0x$code%02x starts a stream of a later Super Binary version (SuperDB after v0.1.0); " +
-        "only version 0 is supported")
+    val version = if ((code & 0x80) != 0) code & 0x7f else 0
+    BsupVersion.checkFrame(version, atStreamStart, context, fail(frameStart, _))
+    if (version > 0) {
+      code = readByte()
+      if (code < 0) fail(frameStart, s"truncated frame after the version byte of version $version")
     }
     val frameType = (code >> 4) & 3
-    if ((code & 0x80) == 0 && frameType == 3) fail(frameStart, f"bad frame code 0x$code%02x")
+    if ((code & 0x80) != 0 || frameType == 3) fail(frameStart, f"bad frame code 0x$code%02x")
     val high = readUvarint("frame length")
     if (high > (Int.MaxValue >> 4)) fail(frameStart, s"frame length ${high * 16} is too large")
     val length = (high << 4 | (code & 0xf)).toInt
@@ -169,7 +172,6 @@ final class BsupReader(
       fail(frameStart, s"frame length $length runs past the end of the file (${fileLength - pos} bytes left)")
     }
     atStreamStart = false
-    if ((code & 0x80) != 0) { skipBytes(length); return }
     readFully(length)
     payloadFileOffset = pos - length
     var data = raw

@@ -82,6 +82,8 @@ object Cursor {
   /** Maps a position in a buffer to an error message with a byte offset. */
   trait Where {
     def error(pos: Int, msg: String): BsupException
+    /** The Super Binary version of the stream the bytes come from (its value rules differ). */
+    def version: Int = 0
   }
 
   /** Strict UTF-8 decoding; None on malformed input. */

@@ -30,6 +30,10 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * | map                             | map                                                     |
  * | union(T1..Tn)                   | struct<selector:int, `T1`:..., ..., `Tn`:...>           |
  * | named N=T                       | T's mapping                                             |
+ * | T|null, T|none (option, v5)     | T's mapping, nullable                                   |
+ * | none                            | null                                                    |
+ * | fusion(all) (type any, v5)      | variant                                                 |
+ * | fusion(T)                       | T's mapping (the subtype is dropped)                    |
  *
  * Each column produced from a Super type carries that type, in Super type syntax, in its
  * field metadata under [[MetadataKey]]; [[superTypeOf]] reads it back so that writing the
@@ -59,8 +63,22 @@ object SuperTypes {
     case ArrayType(e) => SArrayType(toSpark(e, opts), containsNull = true)
     case SetType(e) => SArrayType(toSpark(e, opts), containsNull = true)
     case MapType(k, v) => SMapType(toSpark(k, opts), toSpark(v, opts), valueContainsNull = true)
-    case u: UnionType => unionStruct(u, opts)
+    case u: UnionType => optionOf(u) match {
+      case Some(t) => toSpark(t, opts)
+      case None => unionStruct(u, opts)
+    }
     case _: EnumType => StringType
+    case FusionType(SuperType.all) => VariantType
+    case FusionType(inner) => toSpark(inner, opts)
+  }
+
+  /**
+   * The one member of a union whose other members are `null` or `none` (`T|null`, or an option
+   * type `T|none` of version 5): such a union maps to a nullable `T` column, not a union struct.
+   */
+  def optionOf(u: UnionType): Option[SuperType] = {
+    val rest = u.types.filter(m => m != SuperType.nullType && m != SuperType.none)
+    if (rest.size == 1 && rest.size < u.types.size) Some(rest.head) else None
   }
 
   def unionStruct(u: UnionType, opts: Options = DefaultOptions): StructType =
@@ -86,7 +104,8 @@ object SuperTypes {
     case SuperType.String | SuperType.Ip | SuperType.Net | SuperType.Type => StringType
     case SuperType.Time => if (opts.timeAsLong) LongType else TimestampType
     case SuperType.Duration => if (opts.durationAsInterval) DayTimeIntervalType() else LongType
-    case SuperType.Null => NullType
+    case SuperType.Null | SuperType.NoneId => NullType
+    case SuperType.AllId => VariantType
   }
 
   def metadataFor(t: SuperType): Metadata = new MetadataBuilder().putString(MetadataKey, t.toString).build()

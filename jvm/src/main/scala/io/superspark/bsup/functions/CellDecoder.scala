@@ -52,6 +52,7 @@ final class CellDecoder(source: String) {
       if (frameCompressed) {
         new BsupException(source, frameStart, s"$msg (at byte $p of the frame's decompressed payload)")
       } else new BsupException(source, p, msg)
+    override def version: Int = context.version
   }
 
   /** Offset in the cell of the current value (or of its compressed frame). */
@@ -97,7 +98,7 @@ final class CellDecoder(source: String) {
   private def readFrame(): Unit = {
     frameStart = pos
     frameCompressed = false
-    val code = cell(pos) & 0xff
+    var code = cell(pos) & 0xff
     pos += 1
     if (code == EndOfStream) {
       streamNumber += 1
@@ -107,12 +108,16 @@ final class CellDecoder(source: String) {
       return
     }
     endedStream = false
-    if ((code & 0x80) != 0 && code >= 0x81 && code <= 0x85 && frameStart == streamStart) {
-      fail(frameStart, f"byte 0x$code%02x starts a stream of a later Super Binary version (SuperDB after v0.1.0); " +
-        "only version 0 is supported")
+    val version = if ((code & 0x80) != 0) code & 0x7f else 0
+    if (frameStart == streamStart && version != context.version) clearContext()
+    BsupVersion.checkFrame(version, frameStart == streamStart, context, fail(frameStart, _))
+    if (version > 0) {
+      if (pos >= end) fail(frameStart, s"truncated frame after the version byte of version $version")
+      code = cell(pos) & 0xff
+      pos += 1
     }
     val frameType = (code >> 4) & 3
-    if ((code & 0x80) == 0 && frameType == 3) fail(frameStart, f"bad frame code 0x$code%02x")
+    if ((code & 0x80) != 0 || frameType == 3) fail(frameStart, f"bad frame code 0x$code%02x")
     val high = frameLengthHigh()
     if (high > (Int.MaxValue >> 4)) fail(frameStart, s"frame length ${high * 16} is too large")
     val length = (high << 4 | (code & 0xf)).toInt
@@ -121,7 +126,6 @@ final class CellDecoder(source: String) {
     }
     val payloadStart = pos
     pos += length
-    if ((code & 0x80) != 0) return
     // The usual cell of a column of one type: the same typedefs as the previous cell.
     if (frameType == 0 && (code & 0x40) == 0 && typesFrames == 0 && typesKey != null && typesKey.length == length &&
         java.util.Arrays.equals(typesKey, 0, length, cell, payloadStart, payloadStart + length)) {

@@ -71,6 +71,15 @@ object SparkReaders {
     case (NamedType(_, inner), _) => compile(inner, target, opts)
     // An error value is encoded exactly as its underlying value.
     case (ErrorType(inner), _) => compile(inner, target, opts)
+    // A fusion value reads as its value of the supertype (its first element).
+    case (FusionType(inner), _) =>
+      val r = compile(inner, target, opts)
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = {
+          val vl = s.tag(off, off + len)
+          if (vl < 0) null else r.read(s, s.next, vl)
+        }
+      }
     case (u: UnionType, _) =>
       val rs = u.types.map(m => compile(m, target, opts)).toArray
       new ValueReader {
@@ -104,7 +113,7 @@ object SparkReaders {
     val end = off + len
     val sl = s.tag(off, end)
     if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
-    val sel = Varint.decodeCountedSigned(s.buf, s.next, sl)
+    val sel = ValueCodec.selectorValue(s.buf, s.next, sl, s.cursor.whereOf.version)
     if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
     val vp = s.next + sl
     if (vp >= end) s.fail(off, "union value missing after its selector")
