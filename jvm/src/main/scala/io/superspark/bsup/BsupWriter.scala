@@ -62,6 +62,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
       val id = nextId
       nextId += 1
       ids.put(t, id)
+      names.put(name, inner)
       typedefs.setFixed32(patch, typeId(inner))
       id
     case _ =>
@@ -102,7 +103,31 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     typedefs.putUvarint(b.length); typedefs.put(b)
   }
 
+  // Version 5: the inner type of each name of the stream (a name cannot be redefined in a stream).
+  private val names = new java.util.HashMap[String, SuperType]()
+
+  /** True when `t` gives a name of the current stream another type (version 5 only). */
+  private def redefines(t: SuperType): Boolean = {
+    val seen = new java.util.IdentityHashMap[SuperType, java.lang.Boolean]()
+    def loop(t: SuperType): Boolean = seen.put(t, true) == null && (t match {
+      case NamedType(n, inner) =>
+        val old = names.get(n)
+        (old != null && old != inner) || loop(inner)
+      case RecordType(fs) => fs.exists(f => loop(f.typ))
+      case ArrayType(e) => loop(e)
+      case SetType(e) => loop(e)
+      case MapType(k, v) => loop(k) || loop(v)
+      case UnionType(ts) => ts.exists(loop)
+      case ErrorType(e) => loop(e)
+      case FusionType(e) => loop(e)
+      case _ => false
+    })
+    loop(t)
+  }
+
   def startValue(t: SuperType): ByteBuf = {
+    // Version 5 forbids redefining a name inside a stream: such a value starts a new stream.
+    if (version > 0 && !t.isInstanceOf[PrimitiveType] && ids.get(t) == null && redefines(t)) endStream()
     val id = typeId(t)
     values.putUvarint(id)
     values
@@ -155,6 +180,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     streamOpen = false
     streamBytes = 0
     ids.clear()
+    names.clear()
     nextId = firstId
   }
 

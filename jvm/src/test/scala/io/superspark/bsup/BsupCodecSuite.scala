@@ -184,15 +184,15 @@ class BsupCodecSuite extends AnyFunSuite {
     assert(msgs.map(m => (m.encoding, new String(m.body, "UTF-8"))) == Seq((1, "{\"hello\":1}")))
   }
 
-  test("frames with the version bit set are skipped by their length") {
+  test("a byte with bit 7 set inside a version 0 stream is a version change, a clear error") {
     val bytes = hex("05 00 00 01 01 61 09 83 01") ++ Array.fill[Byte](19)(0x55) ++ hex("14 00 1e 03 02 02 ff")
-    val vals = readAll(new BsupReader(new ByteArrayInputStream(bytes), "v"))
-    assert(vals.map(_.value) == Seq(IndexedSeq(1L)))
+    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(bytes), "v")))
+    assert(e.getMessage.contains("changes from 0 to 3") && e.offset == 7)
   }
 
-  test("a later-format version byte at the start of a stream is a clear error") {
-    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(hex("85 00 01 02 ff")), "new.bsup")))
-    assert(e.getMessage.contains("later Super Binary version") && e.offset == 0)
+  test("a version byte of a later version at the start of a stream is a clear error") {
+    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(hex("87 00 01 02 ff")), "new.bsup")))
+    assert(e.getMessage.contains("version 7 is newer") && e.offset == 0)
   }
 
   test("LZ4 frames compress and decompress, large values and many frames") {

@@ -197,6 +197,8 @@ object SupText {
 
   private def time(ns: Long): String = {
     val i = java.time.Instant.ofEpochSecond(Math.floorDiv(ns, 1000000000L), Math.floorMod(ns, 1000000000L))
-    java.time.format.DateTimeFormatter.ISO_INSTANT.format(i)
+    val text = java.time.format.DateTimeFormatter.ISO_INSTANT.format(i)
+    // Go prints the shortest fraction (.5Z, not .500Z).
+    if (text.contains('.')) text.replaceAll("0+Z$", "Z") else text
   }
 }

@@ -198,7 +198,8 @@ class SbFunctionsSuite extends SparkSessionSuite {
     ("bad LZ4", hex("56 00 00 0a 01 02 03 04 ff"), "corrupt LZ4 block", 0),
     ("impossible LZ4 size", hex("56 00 00 ff ff ff 7f 01 ff"), "impossible", 3),
     ("bad UTF-8", hex("14 00 19 03 c3 28 ff"), "invalid UTF-8", 4),
-    ("later version", hex("81 00"), "later Super Binary version", 0),
+    ("unsupported version", hex("81 00"), "Super Binary version 1 ", 0),
+    ("later version", hex("86 00"), "version 6 is newer", 0),
     ("bad frame code", hex("30 00"), "bad frame code", 0))
 
   test("bad cells: FAILFAST errors name the byte offset and the problem, PERMISSIVE and try_ give null") {
