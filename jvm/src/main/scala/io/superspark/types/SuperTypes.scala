@@ -204,6 +204,7 @@ object SuperTypes {
    * and anything else becomes a union of both.
    */
   def merge(a: SuperType, b: SuperType): SuperType = (a, b) match {
+    case _ if a == b => a
     case (_: UnionType, _) | (_, _: UnionType) => union(a, b)
     case _ => tryMerge(a, b).getOrElse(union(a, b))
   }
@@ -240,7 +241,7 @@ object SuperTypes {
     // Each member of b widens a compatible member of a (ints, floats, records, containers),
     // else it becomes a new member.
     val ms = scala.collection.mutable.ArrayBuffer[SuperType](members(a): _*)
-    members(b).foreach { x =>
+    members(b).filterNot(ms.contains).foreach { x =>
       val i = ms.indexWhere(m => tryMerge(m, x).isDefined)
       if (i >= 0) ms(i) = tryMerge(ms(i), x).get else ms += x
     }
@@ -250,6 +251,12 @@ object SuperTypes {
   /** The index of the member of `u` that holds values of `t` (itself, or one it widens to). */
   def unionMemberFor(u: UnionType, t: SuperType): Int = {
     val exact = u.types.indexOf(t)
-    if (exact >= 0) exact else u.types.indexWhere(m => tryMerge(m, t).contains(m))
+    if (exact >= 0) exact
+    else {
+      val widened = u.types.indexWhere(m => tryMerge(m, t).contains(m))
+      // A plain type meets a named one (or a name means another type in another stream):
+      // the member with the same underlying type holds it.
+      if (widened >= 0) widened else u.types.indexWhere(m => m.underlying == t.underlying)
+    }
   }
 }

@@ -68,9 +68,6 @@ object SparkReaders {
 
   def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
     case (_, VariantType) => new VariantReader(src)
-    case (NamedType(_, inner), _) => compile(inner, target, opts)
-    // An error value is encoded exactly as its underlying value.
-    case (ErrorType(inner), _) => compile(inner, target, opts)
     // A fusion value reads as its value of the supertype (its first element).
     case (FusionType(inner), _) =>
       val r = compile(inner, target, opts)
@@ -88,9 +85,13 @@ object SparkReaders {
           if (l < 0) null else rs(sel).read(s, p, l)
         }
       }
-    case (_, st: StructType) if isUnionStruct(st) && (!src.underlying.isInstanceOf[RecordType] ||
-        st.fieldNames.exists(_.startsWith("{"))) =>
+    case (_, st: StructType) if isUnionStruct(st) && !src.underlying.isInstanceOf[UnionType] &&
+        (!src.underlying.isInstanceOf[RecordType] || st.fieldNames.exists(_.startsWith("{"))) =>
       memberToUnionStruct(src, st, opts)
+    // Names and errors unwrap after the union struct case, whose members may be named or errors.
+    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    // An error value is encoded exactly as its underlying value.
+    case (ErrorType(inner), _) => compile(inner, target, opts)
     case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
     case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
