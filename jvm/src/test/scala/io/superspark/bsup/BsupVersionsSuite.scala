@@ -51,7 +51,13 @@ class BsupVersionsSuite extends AnyFunSuite {
     for (c <- Seq("primitives", "complex", "heterogeneous")) {
       val v0 = readFile(new File(Evidence.dir, s"v0/$c.bsup")).map(_._1)
       val v5 = readFile(new File(Evidence.dir, s"v5/$c.bsup")).map(_._1)
-      assert(v5 == v0, c)
+      // Version 5 has no typed nulls: `{a:3,b:null::string}` is `{a:3,b:null}` there.
+      val typedNull = if (c == "heterogeneous") Set(3) else Set.empty[Int]
+      assert(v5.size == v0.size && v5.indices.filterNot(typedNull).forall(i => v5(i) == v0(i)), c)
+      typedNull.foreach { i =>
+        assert(v0(i) == Value(SuperType.record("a" -> SuperType.int64, "b" -> SuperType.string), IndexedSeq(3L, null)))
+        assert(v5(i) == Value(SuperType.record("a" -> SuperType.int64, "b" -> SuperType.nullType), IndexedSeq(3L, null)))
+      }
     }
     // A union with null: v0 writes a null union value, v5 the null member of a union with null.
     val u0 = readFile(new File(Evidence.dir, "v0/unions.bsup")).map(_._1)
