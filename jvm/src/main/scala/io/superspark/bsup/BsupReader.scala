@@ -252,6 +252,13 @@ object BsupReader {
       if (code == EndOfStream) {
         if (pos >= from) return if (pos >= fileLength && fileLength >= 0) -1L else pos
       } else {
+        // A version byte (version 1 on) precedes the frame's code byte.
+        val frameCode = if ((code & 0x80) == 0) code else {
+          val c = in.read()
+          if (c < 0) fail(frame, "truncated frame after its version byte")
+          pos += 1
+          c
+        }
         var high = 0L; var shift = 0; var more = true
         while (more) {
           val b = in.read()
@@ -263,7 +270,7 @@ object BsupReader {
           if (shift > 63) fail(frame, "frame length is a uvarint longer than 10 bytes")
         }
         if (high < 0 || high > (Long.MaxValue >> 5)) fail(frame, "frame length too large")
-        val left = (high << 4) | (code & 0xf)
+        val left = (high << 4) | (frameCode & 0xf)
         if (fileLength >= 0 && pos + left > fileLength) fail(frame, s"frame length $left runs past the end of the file")
         val skipped = skipUpTo(in, left)
         pos += skipped
