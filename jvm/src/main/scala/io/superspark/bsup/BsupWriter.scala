@@ -174,7 +174,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
   def endStream(): Unit = {
     flushFrames()
     if (streamOpen) {
-      out.write(BsupReader.EndOfStream)
+      out.write(FrameReader.EndOfStreamByte)
       position += 1
     }
     streamOpen = false

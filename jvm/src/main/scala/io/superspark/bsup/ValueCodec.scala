@@ -61,16 +61,7 @@ object ValueCodec {
   }
 
   /** Reads one tag; returns the body length, or -1 for null. The body must fit the cursor. */
-  def readTag(c: Cursor): Int = {
-    val at = c.pos
-    val tag = c.uvarint()
-    if (tag == 0) -1
-    else {
-      val len = tag - 1
-      if (len > c.remaining) c.fail(s"value length $len runs past the end of its container (${c.remaining} bytes left)", at)
-      len.toInt
-    }
-  }
+  def readTag(c: Cursor): Int = c.tag()
 
   /** Decodes the tag-encoded value at the cursor. */
   def decodeTagged(t: SuperType, c: Cursor): Any = {

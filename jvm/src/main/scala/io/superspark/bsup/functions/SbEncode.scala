@@ -103,7 +103,7 @@ final class CellEncoder(t: SuperType, writer: FieldWriter, version: Int = 0) {
     out.put(0x10 | (len & 0xf))
     out.putUvarint(len.toLong >>> 4)
     out.put(body.bytes, 0, len)
-    out.put(CellDecoder.EndOfStream)
+    out.put(FrameReader.EndOfStreamByte)
     out.toArray
   }
 }
@@ -121,17 +121,8 @@ object CellEncoder {
     w.finishValue()
     w.close()
     val all = bytes.toByteArray
-    val skip = if (version > 0) 1 else 0 // the version byte before the frame
-    val code = all(skip) & 0xff
-    val frameLength =
-      if (((code >> 4) & 3) != 0) 0
-      else {
-        val c = new Cursor(all, skip + 1, all.length, new Cursor.Where {
-          def error(p: Int, msg: String): BsupException = new BsupException("sb_encode", p, msg)
-        })
-        val high = c.uvarint()
-        c.pos + ((high << 4) | (code & 0xf)).toInt
-      }
+    val frames = FrameReader.overArray(all, "sb_encode")
+    val frameLength = if (frames.nextHeader() == FrameReader.Types) { frames.skipPayload(); frames.src.offset.toInt } else 0
     (java.util.Arrays.copyOf(all, frameLength), id)
   }
 }

@@ -22,26 +22,16 @@ final class Src(var cursor: Cursor) {
   /** Reads a tag at `pos` (the body must end by `end`); returns the body length or -1 for null. */
   def tag(pos: Int, end: Int): Int = {
     val b = buf
-    var p = pos
-    var result = 0L
-    var shift = 0
-    var more = true
-    while (more) {
-      if (p >= end) fail(pos, "truncated value tag")
-      val x = b(p) & 0xff
-      p += 1
-      result |= (x & 0x7fL) << shift
-      more = (x & 0x80) != 0
-      shift += 7
-      if (more && shift > 63) fail(pos, "value tag is a uvarint longer than 10 bytes")
+    val n = Varint.uvarintLength(b, pos, end)
+    if (n < 0) fail(pos, s"bad value tag: ${Varint.uvarintProblem(n)}")
+    val v = Varint.uvarintValue(b, pos, n)
+    next = pos + n
+    val len = Varint.tagBodyLength(v, end - next)
+    if (len == Varint.TagTooLong) {
+      fail(pos, s"value length ${java.lang.Long.toUnsignedString(v - 1)} runs past the end of its container " +
+        s"(${end - next} bytes left)")
     }
-    next = p
-    if (result == 0) -1
-    else {
-      val len = result - 1
-      if (len > end - p || len < 0) fail(pos, s"value length $len runs past the end of its container (${end - p} bytes left)")
-      len.toInt
-    }
+    len
   }
 }
 
