@@ -136,6 +136,21 @@ def test_write_version_round_trip(spark, tmp_path, version):
         src.write.format("bsup").option("version", "4").save(str(tmp_path / "bad"))
 
 
+def test_column_metadata_keeps_the_version_and_a_write_restores_it(spark, tmp_path):
+    for v in (0, 5):
+        src = read(spark, f"{EVIDENCE}/v{v}/complex.bsup", mode="FAILFAST")
+        kept = {f.metadata.get("super.version") for f in src.schema.fields}
+        assert kept == ({5} if v == 5 else {None})
+        out = str(tmp_path / f"kept{v}")
+        src.write.format("bsup").save(out)  # no version option
+        first = open(glob.glob(out + "/*.bsup")[0], "rb").read(1)[0]
+        assert (first == 0x85) if v == 5 else (first & 0x80) == 0
+        # An explicit option wins over the metadata.
+        out0 = str(tmp_path / f"explicit{v}")
+        src.write.format("bsup").option("version", "0").save(out0)
+        assert open(glob.glob(out0 + "/*.bsup")[0], "rb").read(1)[0] & 0x80 == 0
+
+
 def test_named_and_plain_types_meet_in_one_column_across_streams(spark, tmp_path):
     # Stream 1: {id:1}; stream 2: {id:"a"::(id=string)}; stream 3: {id:"b"} (plain string).
     s1 = frame(0, record_typedef([("id", INT64)])) + frame(1, uvarint(30) + tagged(tagged(b"\x02"))) + EOS

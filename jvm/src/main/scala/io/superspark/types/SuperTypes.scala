@@ -108,6 +108,19 @@ object SuperTypes {
     case SuperType.AllId => VariantType
   }
 
+  /** Field metadata key holding the Super Binary version the column was read from (absent: 0). */
+  final val VersionKey = "super.version"
+
+  /** `schema` with every top-level column marked as read from Super Binary version `v`. */
+  def withVersion(schema: StructType, v: Int): StructType = StructType(schema.fields.map(f =>
+    f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putLong(VersionKey, v.toLong).build())))
+
+  /** The version all columns of `schema` were read from, when they agree and one is kept. */
+  def versionOf(schema: StructType): Option[Int] = {
+    val vs = schema.fields.map(f => if (f.metadata.contains(VersionKey)) Some(f.metadata.getLong(VersionKey).toInt) else None)
+    if (vs.nonEmpty && vs.forall(_ == vs.head)) vs.head else None
+  }
+
   def metadataFor(t: SuperType): Metadata = new MetadataBuilder().putString(MetadataKey, t.toString).build()
 
   /** A nullable column of Super type `t`, its type kept in the metadata. */
