@@ -226,7 +226,7 @@ BAD_FILES = {
     "enum_index": (frame(0, b"\x05\x02\x01a\x01b") + frame(1, b"\x1e\x02\x05") + EOS, "enum index 5 out of range"),
     "set_order": (frame(0, b"\x02\x09") + frame(1, b"\x1e\x05\x02\x04\x02\x02") + EOS, "set element is not in increasing order"),
     "map_order": (frame(0, b"\x03\x09\x09") + frame(1, b"\x1e\x07\x02\x04\x01\x02\x02\x01") + EOS, "map key is not in increasing order"),
-    "later_version": (bytes([0x85, 0x00, 0x00]), "later Super Binary version"),
+    "later_version": (bytes([0x86, 0x00, 0x00]), "Super Binary version 6"),
 }
 
 

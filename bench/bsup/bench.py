@@ -1,4 +1,4 @@
-"""bsup (Super Binary, lz4) vs Spark's avro (snappy) vs json: the same 1M+ mixed records,
+"""bsup (Super Binary version 0 and version 5, lz4) vs Spark's avro (snappy) vs json: the same 1M+ mixed records,
 written and read side by side in one run. Prints rows/s (medians of repeats) and ratio= lines.
 
     make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=5 by default
@@ -46,10 +46,12 @@ def data():
     )
 
 
+# name -> (data source, write options). bsup5: the same records as Super Binary version 5.
 FORMATS = {
-    "bsup": {"compression": "lz4"},
-    "avro": {"compression": "snappy"},
-    "json": {},
+    "bsup": ("bsup", {"compression": "lz4"}),
+    "bsup5": ("bsup", {"compression": "lz4", "version": "5"}),
+    "avro": ("avro", {"compression": "snappy"}),
+    "json": ("json", {}),
 }
 
 
@@ -66,13 +68,13 @@ def main():
     paths = {f: os.path.join(OUT, f) for f in FORMATS}
 
     def reader(fmt):
-        r = spark.read.format(fmt)
+        r = spark.read.format(FORMATS[fmt][0])
         return r.schema(schema) if fmt == "json" else r
 
     jobs = {}
-    for fmt, opts in FORMATS.items():
-        jobs[(fmt, "write")] = lambda fmt=fmt, opts=opts: \
-            df.write.format(fmt).options(**opts).mode("overwrite").save(paths[fmt])
+    for fmt, (source, opts) in FORMATS.items():
+        jobs[(fmt, "write")] = lambda fmt=fmt, source=source, opts=opts: \
+            df.write.format(source).options(**opts).mode("overwrite").save(paths[fmt])
         jobs[(fmt, "read_full")] = lambda fmt=fmt: \
             reader(fmt).load(paths[fmt]).write.format("noop").mode("overwrite").save()
         jobs[(fmt, "read_2cols")] = lambda fmt=fmt: \
@@ -99,6 +101,13 @@ def main():
     for other in ("avro", "json"):
         for k in ("read_full", "read_2cols", "write"):
             print(f"ratio=bsup/{other} {k} {results['bsup'][k] / results[other][k]:.2f}")
+    for k in ("read_full", "read_2cols"):
+        print(f"ratio=bsup5/avro {k} {results['bsup5'][k] / results['avro'][k]:.2f}")
+    # Version 5 read vs version 0 read (target: within 10%, i.e. >= 0.90).
+    for k in ("read_full", "read_2cols", "write"):
+        print(f"ratio=bsup5/bsup {k} {results['bsup5'][k] / results['bsup'][k]:.2f}")
+    with open(glob.glob(os.path.join(paths["bsup5"], "*.bsup"))[0], "rb") as f:
+        assert f.read(1) == b"\x85", "bsup5 files start with the version 5 byte"
     spark.stop()
 
 

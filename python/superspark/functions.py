@@ -78,16 +78,20 @@ def try_sb_decode_all(col: ColumnOrName, schema: Optional[str] = None,
     return F.call_function("try_sb_decode_all", *_decode_args(col, schema, options))
 
 
-def sb_encode(col: ColumnOrName) -> Column:
+def sb_encode(col: ColumnOrName, version: Optional[int] = None) -> Column:
     """Encodes each value of ``col`` as a Super Binary stream holding that one value (BINARY).
 
     The Super type is the one kept in the column's ``super.type`` metadata, else the default
     mapping of its Spark type, so ``sb_decode(sb_encode(x), schema_of_x)`` gives ``x`` back.
+    ``version`` is the Super Binary version written: 0 (default, SuperDB v0.1.0) or 5 (current
+    SuperDB, a ``0x85`` byte before every frame).
 
     Example:
-        >>> df.select(sb_encode(F.struct("a", "b")).alias("payload"))  # doctest: +SKIP
+        >>> df.select(sb_encode(F.struct("a", "b"), version=5).alias("payload"))  # doctest: +SKIP
     """
-    return F.call_function("sb_encode", _col(col))
+    if version is None:
+        return F.call_function("sb_encode", _col(col))
+    return F.call_function("sb_encode", _col(col), F.create_map(F.lit("version"), F.lit(str(version))))
 
 
 def sb_typeof(col: ColumnOrName) -> Column:

@@ -10,7 +10,9 @@ final case class BsupWriterOptions(
     /** Values (and typedefs) are flushed as a frame once they reach this many bytes. */
     frameSize: Int = BsupWriterOptions.DefaultFrameSize,
     /** A stream is ended once this many uncompressed value bytes were written to it (0: never). */
-    streamSize: Long = 0L)
+    streamSize: Long = 0L,
+    /** The Super Binary version written: 0 (the spec's, SuperDB v0.1.0) or 5 (current SuperDB). */
+    version: Int = 0)
 
 object BsupWriterOptions {
   final val DefaultFrameSize: Int = 512 * 1024
@@ -27,11 +29,16 @@ object BsupWriterOptions {
  */
 final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOptions()) extends AutoCloseable {
   require(opts.frameSize > 0, "frameSize must be positive")
+  require(BsupVersion.isSupported(opts.version), s"Super Binary version ${opts.version} cannot be written (0 or 5)")
+
+  /** The Super Binary version this writer writes. */
+  val version: Int = opts.version
+  private val firstId = BsupVersion.firstComplexId(version)
 
   private val typedefs = new ByteBuf(1024)
   private val values = new ByteBuf(math.min(opts.frameSize, 1 << 20) + 1024)
   private val ids = new java.util.HashMap[SuperType, Integer]()
-  private var nextId = SuperType.FirstComplexId
+  private var nextId = firstId
   private var streamBytes = 0L
   private var streamOpen = false
   private var compressBuf: Array[Byte] = Array.emptyByteArray
@@ -43,7 +50,21 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
 
   /** The stream-local id of `t`, emitting its typedefs (and those of its parts) if new. */
   def typeId(t: SuperType): Int = t match {
-    case p: PrimitiveType => p.id
+    case p: PrimitiveType =>
+      require(BsupVersion.primitive(version, p.id) == p, s"type $p does not exist in Super Binary version $version")
+      p.id
+    case NamedType(name, inner) if version > 0 && ids.get(t) == null =>
+      // As the reference writes it: the name first, its inner type's id as 4 bytes that may
+      // point forward to the inner typedef written right after.
+      typedefs.put(7); putName(name)
+      val patch = typedefs.size
+      typedefs.putFixed32(0)
+      val id = nextId
+      nextId += 1
+      ids.put(t, id)
+      names.put(name, inner)
+      typedefs.setFixed32(patch, typeId(inner))
+      id
     case _ =>
       val known = ids.get(t)
       if (known != null) known
@@ -65,6 +86,9 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
           case ErrorType(e) => val id = typeId(e); typedefs.put(6); typedefs.putUvarint(id)
           case NamedType(name, inner) =>
             val id = typeId(inner); typedefs.put(7); putName(name); typedefs.putUvarint(id)
+          case FusionType(e) =>
+            require(version >= 2, s"fusion types do not exist in Super Binary version $version")
+            val id = typeId(e); typedefs.put(8); typedefs.putUvarint(id)
           case p: PrimitiveType => throw new IllegalStateException(p.toString)
         }
         val id = nextId
@@ -79,7 +103,31 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     typedefs.putUvarint(b.length); typedefs.put(b)
   }
 
+  // Version 5: the inner type of each name of the stream (a name cannot be redefined in a stream).
+  private val names = new java.util.HashMap[String, SuperType]()
+
+  /** True when `t` gives a name of the current stream another type (version 5 only). */
+  private def redefines(t: SuperType): Boolean = {
+    val seen = new java.util.IdentityHashMap[SuperType, java.lang.Boolean]()
+    def loop(t: SuperType): Boolean = seen.put(t, true) == null && (t match {
+      case NamedType(n, inner) =>
+        val old = names.get(n)
+        (old != null && old != inner) || loop(inner)
+      case RecordType(fs) => fs.exists(f => loop(f.typ))
+      case ArrayType(e) => loop(e)
+      case SetType(e) => loop(e)
+      case MapType(k, v) => loop(k) || loop(v)
+      case UnionType(ts) => ts.exists(loop)
+      case ErrorType(e) => loop(e)
+      case FusionType(e) => loop(e)
+      case _ => false
+    })
+    loop(t)
+  }
+
   def startValue(t: SuperType): ByteBuf = {
+    // Version 5 forbids redefining a name inside a stream: such a value starts a new stream.
+    if (version > 0 && !t.isInstanceOf[PrimitiveType] && ids.get(t) == null && redefines(t)) endStream()
     val id = typeId(t)
     values.putUvarint(id)
     values
@@ -93,7 +141,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
   /** Writes one value of the generic model (see `Values.scala`). */
   def write(t: SuperType, v: Any): Unit = {
     val b = startValue(t)
-    ValueCodec.encodeTagged(t, v, b)
+    ValueCodec.encodeTagged(t, v, b, version)
     finishValue()
   }
 
@@ -126,17 +174,19 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
   def endStream(): Unit = {
     flushFrames()
     if (streamOpen) {
-      out.write(BsupReader.EndOfStream)
+      out.write(FrameReader.EndOfStreamByte)
       position += 1
     }
     streamOpen = false
     streamBytes = 0
     ids.clear()
-    nextId = SuperType.FirstComplexId
+    names.clear()
+    nextId = firstId
   }
 
   private def writeFrame(frameType: Int, b: Array[Byte], len: Int): Unit = {
     streamOpen = true
+    if (version > 0) { out.write(BsupVersion.frameByte(version)); position += 1 }
     if (opts.compress) {
       val max = compressor.maxCompressedLength(len)
       if (compressBuf.length < max) compressBuf = new Array[Byte](max)

@@ -33,6 +33,15 @@ final class ByteBuf(initial: Int = 256) {
     bytes(size) = x.toByte; size += 1
   }
 
+  /** Appends `v` as 4 big-endian bytes. */
+  def putFixed32(v: Int): Unit = { ensure(4); size += 4; setFixed32(size - 4, v) }
+
+  /** Overwrites the 4 bytes at `at` with `v`, big-endian. */
+  def setFixed32(at: Int, v: Int): Unit = {
+    bytes(at) = (v >>> 24).toByte; bytes(at + 1) = (v >>> 16).toByte
+    bytes(at + 2) = (v >>> 8).toByte; bytes(at + 3) = v.toByte
+  }
+
   /** Opens space for `n` bytes at `at`, moving the bytes after it to the right. */
   def insertGap(at: Int, n: Int): Unit = {
     ensure(n)

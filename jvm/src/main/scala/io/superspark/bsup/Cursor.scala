@@ -19,22 +19,25 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
     b
   }
 
-  /** A LEB128 uvarint of at most 10 bytes. */
+  /** A uvarint ([[Varint.uvarintLength]]'s rule); unsigned: negative means 2^63 or more. */
   def uvarint(): Long = {
+    val n = Varint.uvarintLength(buf, pos, end)
+    if (n < 0) fail(Varint.uvarintProblem(n))
+    val v = Varint.uvarintValue(buf, pos, n)
+    pos += n
+    v
+  }
+
+  /** A value tag: returns the body length (checked against the bytes left), or -1 for null. */
+  def tag(): Int = {
     val start = pos
-    var result = 0L
-    var shift = 0
-    while (true) {
-      if (pos >= end) fail("truncated uvarint", start)
-      val b = buf(pos) & 0xff
-      pos += 1
-      if (shift == 63 && (b & 0x80) != 0) fail("uvarint longer than 10 bytes", start)
-      if (shift == 63 && b > 1) fail("uvarint overflows 64 bits", start)
-      result |= (b & 0x7fL) << shift
-      if ((b & 0x80) == 0) return result
-      shift += 7
+    val v = uvarint()
+    val len = Varint.tagBodyLength(v, remaining)
+    if (len == Varint.TagTooLong) {
+      fail(s"value length ${java.lang.Long.toUnsignedString(v - 1)} runs past the end of its container " +
+        s"($remaining bytes left)", start)
     }
-    result
+    len
   }
 
   /**
@@ -44,8 +47,8 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
   def count(what: String, minBytes: Int = 1): Int = {
     val start = pos
     val n = uvarint()
-    if (n < 0 || n > remaining.toLong / minBytes) {
-      fail(s"$what $n is larger than the $remaining bytes left", start)
+    if (!Varint.fits(n, remaining.toLong / minBytes)) {
+      fail(s"$what ${java.lang.Long.toUnsignedString(n)} is larger than the $remaining bytes left", start)
     }
     n.toInt
   }
@@ -53,12 +56,12 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
   def id(): Int = {
     val start = pos
     val n = uvarint()
-    if (n < 0 || n > Int.MaxValue) fail(s"type id $n out of range", start)
+    if (!Varint.fits(n, Int.MaxValue)) fail(s"type id ${java.lang.Long.toUnsignedString(n)} out of range", start)
     n.toInt
   }
 
   def skip(n: Int): Unit = {
-    if (n > remaining) fail(s"length $n runs past the end of its frame")
+    if (n < 0 || n > remaining) fail(s"length $n runs past the end of its frame")
     pos += n
   }
 
@@ -82,6 +85,8 @@ object Cursor {
   /** Maps a position in a buffer to an error message with a byte offset. */
   trait Where {
     def error(pos: Int, msg: String): BsupException
+    /** The Super Binary version of the stream the bytes come from (its value rules differ). */
+    def version: Int = 0
   }
 
   /** Strict UTF-8 decoding; None on malformed input. */

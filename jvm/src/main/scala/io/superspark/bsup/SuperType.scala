@@ -21,17 +21,40 @@ final case class PrimitiveType(id: Int, name: String) extends SuperType {
 
 final case class Field(name: String, typ: SuperType)
 
+// Complex types cache their hash code: a type that shares sub-types (a DAG, as types frames
+// can build) then hashes in time linear in its distinct parts, not in its expanded size.
 final case class RecordType(fields: IndexedSeq[Field]) extends SuperType {
   def fieldIndex(name: String): Int = fields.indexWhere(_.name == name)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class ArrayType(elem: SuperType) extends SuperType
-final case class SetType(elem: SuperType) extends SuperType
-final case class MapType(key: SuperType, value: SuperType) extends SuperType
-final case class UnionType(types: IndexedSeq[SuperType]) extends SuperType
-final case class EnumType(symbols: IndexedSeq[String]) extends SuperType
-final case class ErrorType(inner: SuperType) extends SuperType
+final case class ArrayType(elem: SuperType) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+final case class SetType(elem: SuperType) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+final case class MapType(key: SuperType, value: SuperType) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+final case class UnionType(types: IndexedSeq[SuperType]) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+final case class EnumType(symbols: IndexedSeq[String]) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+final case class ErrorType(inner: SuperType) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
 final case class NamedType(name: String, inner: SuperType) extends SuperType {
   override def underlying: SuperType = inner.underlying
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+}
+/**
+ * A fusion type (Super Binary version 2 on): a value of the supertype `inner` that also
+ * carries the type it had before fusion (see [[FusionValue]]).
+ */
+final case class FusionType(inner: SuperType) extends SuperType {
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
 
 object SuperType {
@@ -58,12 +81,17 @@ object SuperType {
     "decimal32", "decimal64", "decimal128", "decimal256",
     "bool", "bytes", "string", "ip", "net", "type", "null")
 
-  /** The 30 primitive types, indexed by id. */
+  /** The primitive types of version 3 on that version 0 lacks: ids 30 and 31 there. */
+  final val NoneId = 30; final val AllId = 31
+  val none: PrimitiveType = new PrimitiveType(NoneId, "none")
+  val all: PrimitiveType = new PrimitiveType(AllId, "all")
+
+  /** The 30 primitive types of every version, indexed by id. */
   val primitives: IndexedSeq[PrimitiveType] = names.indices.map(i => new PrimitiveType(i, names(i)))
 
-  private val byName: Map[String, PrimitiveType] = primitives.map(p => p.name -> p).toMap
+  private val byName: Map[String, PrimitiveType] = (primitives :+ none :+ all).map(p => p.name -> p).toMap
 
-  def primitive(id: Int): PrimitiveType = primitives(id)
+  def primitive(id: Int): PrimitiveType = if (id == NoneId) none else if (id == AllId) all else primitives(id)
   def primitiveByName(name: String): Option[PrimitiveType] = byName.get(name)
 
   val uint8: PrimitiveType = primitives(Uint8)
@@ -90,10 +118,18 @@ object SuperType {
   def record(fields: (String, SuperType)*): RecordType =
     RecordType(fields.map { case (n, t) => Field(n, t) }.toIndexedSeq)
 
-  /** Formats `t` in SUP type syntax; names are written with their definition each time. */
-  def format(t: SuperType): String = {
+  /** Longest type text [[format]] writes (a small DAG of types can expand exponentially). */
+  final val MaxTextLength = 1 << 20
+
+  /**
+   * Formats `t` in SUP type syntax; names are written with their definition each time.
+   * `version` 0 writes sets and maps as `|[t]|` and `|{k:v}|` (the SUP of version 0); later
+   * versions write `set[t]` and `map{k:v}`, and a named type as its name alone (SUP declares
+   * names apart, `type port=uint16`). Text longer than [[MaxTextLength]] is cut with `...`.
+   */
+  def format(t: SuperType, version: Int = 0): String = {
     val sb = new java.lang.StringBuilder
-    def loop(t: SuperType): Unit = t match {
+    def loop(t: SuperType): Unit = if (sb.length > MaxTextLength) () else t match {
       case p: PrimitiveType => sb.append(p.name)
       case RecordType(fields) =>
         sb.append('{')
@@ -107,8 +143,11 @@ object SuperType {
         }
         sb.append('}')
       case ArrayType(e) => sb.append('['); loop(e); sb.append(']')
+      case SetType(e) if version > 0 => sb.append("set["); loop(e); sb.append(']')
+      case MapType(k, v) if version > 0 => sb.append("map{"); loop(k); sb.append(':'); loop(v); sb.append('}')
       case SetType(e) => sb.append("|["); loop(e); sb.append("]|")
       case MapType(k, v) => sb.append("|{"); loop(k); sb.append(':'); loop(v); sb.append("}|")
+      case FusionType(inner) => sb.append("fusion("); loop(inner); sb.append(')')
       case UnionType(types) =>
         sb.append('(')
         types.zipWithIndex.foreach { case (m, i) => if (i > 0) sb.append('|'); loop(m) }
@@ -118,9 +157,11 @@ object SuperType {
         symbols.zipWithIndex.foreach { case (s, i) => if (i > 0) sb.append(','); appendName(sb, s) }
         sb.append(')')
       case ErrorType(inner) => sb.append("error("); loop(inner); sb.append(')')
+      case NamedType(name, _) if version > 0 => appendName(sb, name)
       case NamedType(name, inner) => appendName(sb, name); sb.append('='); loop(inner)
     }
     loop(t)
+    if (sb.length > MaxTextLength) { sb.setLength(MaxTextLength); sb.append("...") }
     sb.toString
   }
 
@@ -242,6 +283,11 @@ object SuperType {
           if (peek == '=') { pos += 1; NamedType(n, parseType()) }
           else if (n == "enum" && peek == '(') { pos += 1; EnumType(parseList(')', () => parseName())) }
           else if (n == "error" && peek == '(') { pos += 1; val t = parseType(); expect(')'); ErrorType(t) }
+          else if (n == "fusion" && peek == '(') { pos += 1; val t = parseType(); expect(')'); FusionType(t) }
+          else if (n == "set" && peek == '[') { pos += 1; val e = parseType(); expect(']'); SetType(e) }
+          else if (n == "map" && peek == '{') {
+            pos += 1; val k = parseType(); expect(':'); val v = parseType(); expect('}'); MapType(k, v)
+          }
           else byName.getOrElse(n, fail(s"unknown type '$n'"))
       }
     }

@@ -61,16 +61,7 @@ object ValueCodec {
   }
 
   /** Reads one tag; returns the body length, or -1 for null. The body must fit the cursor. */
-  def readTag(c: Cursor): Int = {
-    val at = c.pos
-    val tag = c.uvarint()
-    if (tag == 0) -1
-    else {
-      val len = tag - 1
-      if (len > c.remaining) c.fail(s"value length $len runs past the end of its container (${c.remaining} bytes left)", at)
-      len.toInt
-    }
-  }
+  def readTag(c: Cursor): Int = c.tag()
 
   /** Decodes the tag-encoded value at the cursor. */
   def decodeTagged(t: SuperType, c: Cursor): Any = {
@@ -135,21 +126,46 @@ object ValueCodec {
       val v = decodeTagged(types(sel), c)
       expectEnd(c, "union")
       UnionValue(sel, v)
+    case FusionType(inner) =>
+      val c = sub(parent, off, len)
+      if (!c.hasMore) c.fail("fusion value has no value")
+      val v = decodeTagged(inner, c)
+      val at = c.pos
+      val tl = readTag(c)
+      if (tl < 0) c.fail("fusion value has a null subtype", at)
+      val subtype = TypeValues.decode(sub(c, c.pos, tl))
+      c.pos += tl
+      expectEnd(c, "fusion")
+      FusionValue(v, subtype)
     case EnumType(symbols) =>
       EnumValue(enumIndex(parent, buf, off, len, symbols.size))
   }
 
-  /** Reads a union's selector element (a counted signed integer) and checks its range. */
+  /**
+   * Reads a union's selector element and checks its range: a counted integer, zig-zag signed
+   * in version 0 and unsigned from version 1 (the version of the cursor's stream).
+   */
   def unionSelector(c: Cursor, n: Int): Int = {
     val at = c.pos
     val len = readTag(c)
     if (len < 0 || len > 8) c.fail("bad union selector", at)
-    val sel = Varint.decodeCountedSigned(c.buf, c.pos, len)
+    val sel = selectorValue(c.buf, c.pos, len, c.whereOf.version)
     c.pos += len
     if (sel < 0 || sel >= n) c.fail(s"union selector $sel out of range for a union of $n types", at)
     if (!c.hasMore) c.fail("union value missing after its selector")
     sel.toInt
   }
+
+  /** The selector in the counted bytes `buf[off, off+len)` under the rules of `version`. */
+  def selectorValue(buf: Array[Byte], off: Int, len: Int, version: Int): Long =
+    if (BsupVersion.unsignedSelector(version)) {
+      val u = Varint.decodeCountedUnsigned(buf, off, len)
+      if (u < 0) Long.MaxValue else u
+    } else Varint.decodeCountedSigned(buf, off, len)
+
+  /** The counted selector `sel` under the rules of `version`. */
+  def selectorBits(sel: Int, version: Int): Long =
+    if (BsupVersion.unsignedSelector(version)) sel.toLong else Varint.signedToUnsigned(sel)
 
   def enumIndex(c: Cursor, buf: Array[Byte], off: Int, len: Int, n: Int): Int = {
     if (len > 8) c.fail(s"enum value has $len bytes", off)
@@ -204,16 +220,20 @@ object ValueCodec {
         IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + half)), text.substring(text.lastIndexOf('/') + 1).toInt)
       case SuperType.Type => TypeValues.decode(sub(c, off, len))
       case SuperType.Null => null
+      case SuperType.NoneId | SuperType.AllId =>
+        c.fail(s"a value of type ${SuperType.primitive(id).name} must be null", off)
     }
   }
 
   // ---------------------------------------------------------------- encoding
 
   /** Appends `v` of type `t` as a tag-encoded value. */
-  def encodeTagged(t: SuperType, v: Any, out: ByteBuf): Unit = {
+  def encodeTagged(t: SuperType, v: Any, out: ByteBuf, version: Int = 0): Unit = {
     if (v == null) { out.put(0); return }
+    def encodeTagged(t: SuperType, v: Any, out: ByteBuf): Unit = ValueCodec.encodeTagged(t, v, out, version)
+    def encodeToArray(t: SuperType, v: Any): Array[Byte] = ValueCodec.encodeToArray(t, v, version)
     t match {
-      case p: PrimitiveType => encodePrimitive(p.id, v, out)
+      case p: PrimitiveType => encodePrimitive(p.id, v, out, version)
       case NamedType(_, inner) => encodeTagged(inner, v, out)
       case ErrorType(inner) => encodeTagged(inner, v.asInstanceOf[ErrorValue].value, out)
       case _ =>
@@ -238,12 +258,16 @@ object ValueCodec {
           case UnionType(types) =>
             val u = v.asInstanceOf[UnionValue]
             require(u.selector >= 0 && u.selector < types.size, s"union selector ${u.selector} out of range")
-            putCountedTagged(Varint.signedToUnsigned(u.selector), out)
+            putCountedTagged(selectorBits(u.selector, version), out)
             encodeTagged(types(u.selector), u.value, out)
           case EnumType(symbols) =>
             val idx = v.asInstanceOf[EnumValue].index
             require(idx >= 0 && idx < symbols.size, s"enum index $idx out of range")
             Varint.putCounted(out, idx.toLong)
+          case FusionType(inner) =>
+            val f = v.asInstanceOf[FusionValue]
+            encodeTagged(inner, f.value, out)
+            putBodyTagged(TypeValues.encode(f.subtype, version), out)
           case other => throw new IllegalStateException(s"not a container: $other")
         }
         endContainer(out, start)
@@ -267,8 +291,8 @@ object ValueCodec {
     sorted.zipWithIndex.filter { case (e, i) => i == 0 || !Arrays.equals(sorted(i - 1), e) }.map(_._1)
   }
 
-  def encodeToArray(t: SuperType, v: Any): Array[Byte] = {
-    val b = new ByteBuf(32); encodeTagged(t, v, b); b.toArray
+  def encodeToArray(t: SuperType, v: Any, version: Int = 0): Array[Byte] = {
+    val b = new ByteBuf(32); encodeTagged(t, v, b, version); b.toArray
   }
 
   def putCountedTagged(u: Long, out: ByteBuf): Unit = {
@@ -276,7 +300,7 @@ object ValueCodec {
     Varint.putCounted(out, u)
   }
 
-  private def putBodyTagged(body: Array[Byte], out: ByteBuf): Unit = {
+  def putBodyTagged(body: Array[Byte], out: ByteBuf): Unit = {
     out.putUvarint(body.length + 1L); out.put(body)
   }
 
@@ -304,7 +328,7 @@ object ValueCodec {
     case other => asLong(other).toDouble
   }
 
-  def encodePrimitive(id: Int, v: Any, out: ByteBuf): Unit = id match {
+  def encodePrimitive(id: Int, v: Any, out: ByteBuf, version: Int = 0): Unit = id match {
     case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
          SuperType.Uint128 | SuperType.Uint256 =>
       val b = asBig(v)
@@ -347,7 +371,7 @@ object ValueCodec {
       val n = v.asInstanceOf[IpNet]
       putBodyTagged(ValueText.parseNet(ValueText.ip(n.address) + "/" + n.prefixLength)
         .getOrElse(throw new IllegalArgumentException(s"bad net $n")), out)
-    case SuperType.Type => putBodyTagged(TypeValues.encode(v.asInstanceOf[SuperType]), out)
+    case SuperType.Type => putBodyTagged(TypeValues.encode(v.asInstanceOf[SuperType], version), out)
     case SuperType.Null => out.put(1)
   }
 

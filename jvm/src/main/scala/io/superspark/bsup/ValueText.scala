@@ -169,6 +169,7 @@ object ValueText {
           val (kk, vv) = e.asInstanceOf[(Any, Any)]; loop(k, kk); sb.append(':'); loop(x, vv)
         })
       case UnionType(ts) => val u = v.asInstanceOf[UnionValue]; loop(ts(u.selector), u.value)
+      case FusionType(inner) => loop(inner, v.asInstanceOf[FusionValue].value)
       case EnumType(symbols) => sb.append(symbols(v.asInstanceOf[EnumValue].index))
       case _: PrimitiveType => v match {
         case x: String => str(x)

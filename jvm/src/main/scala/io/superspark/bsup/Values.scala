@@ -12,7 +12,7 @@ import java.net.InetAddress
  *  - bool: `Boolean`; bytes: [[Bytes]]; string: `String`
  *  - ip: `java.net.InetAddress`; net: [[IpNet]]; type: [[SuperType]]; null type: `null`
  *  - record, array, set: `IndexedSeq[Any]`; map: `IndexedSeq[(Any, Any)]`
- *  - union: [[UnionValue]]; enum: [[EnumValue]]; error: [[ErrorValue]]
+ *  - union: [[UnionValue]]; enum: [[EnumValue]]; error: [[ErrorValue]]; fusion: [[FusionValue]]
  *  - a named type's value is its underlying type's value; a null of any type is `null`.
  */
 final case class Duration(nanos: Long)
@@ -20,6 +20,8 @@ final case class Time(nanos: Long)
 final case class UnionValue(selector: Int, value: Any)
 final case class EnumValue(index: Int)
 final case class ErrorValue(value: Any)
+/** A value of a fusion type: its value as the supertype, and the type it had before fusion. */
+final case class FusionValue(value: Any, subtype: SuperType)
 
 /** A byte string with value equality. */
 final case class Bytes(bytes: IndexedSeq[Byte]) {

@@ -6,6 +6,50 @@ package io.superspark.bsup
  * `u = |v| << 1 | sign`).
  */
 object Varint {
+  /** The longest uvarint: 10 bytes (64 bits). */
+  final val MaxUvarintBytes = 10
+  /** [[uvarintLength]]: the input ends inside the uvarint. */
+  final val Truncated = -1
+  /** [[uvarintLength]]: more than 10 bytes, or a 10th byte that overflows 64 bits. */
+  final val TooLong = -2
+
+  /**
+   * The one uvarint rule of the project: the number of bytes (1 to 10) of the LEB128 uvarint
+   * at `b[pos, end)`, or [[Truncated]] or [[TooLong]]. Read its value with [[uvarintValue]].
+   * The value is an unsigned 64-bit number: a negative Long means 2^63 or more.
+   */
+  def uvarintLength(b: Array[Byte], pos: Int, end: Int): Int = {
+    val stop = if (end - pos > MaxUvarintBytes) pos + MaxUvarintBytes else end
+    var p = pos
+    while (p < stop) {
+      val x = b(p)
+      if (x >= 0) return if (p - pos == MaxUvarintBytes - 1 && x > 1) TooLong else p - pos + 1
+      p += 1
+    }
+    if (p - pos == MaxUvarintBytes) TooLong else Truncated
+  }
+
+  /** The value of the `n`-byte uvarint at `b[pos]` (`n` from [[uvarintLength]]). */
+  def uvarintValue(b: Array[Byte], pos: Int, n: Int): Long = {
+    var v = 0L; var i = 0
+    while (i < n) { v |= (b(pos + i) & 0x7fL) << (7 * i); i += 1 }
+    v
+  }
+
+  /** The problem named by a negative [[uvarintLength]]. */
+  def uvarintProblem(code: Int): String =
+    if (code == Truncated) "truncated uvarint" else "uvarint longer than 10 bytes or over 64 bits"
+
+  /** True when the unsigned uvarint value `v` is at most `limit` (>= 0). */
+  def fits(v: Long, limit: Long): Boolean = v >= 0 && v <= limit
+
+  /** [[tagBodyLength]]: the tag's length does not fit the bytes left. */
+  final val TagTooLong = Int.MinValue
+
+  /** The body length of a value tag `v` (-1: null), or [[TagTooLong]] when over `left` bytes. */
+  def tagBodyLength(v: Long, left: Int): Int =
+    if (v == 0) -1 else if (fits(v - 1, left)) (v - 1).toInt else TagTooLong
+
   /** Number of bytes of the uvarint encoding of `v`. */
   def uvarintSize(v: Long): Int = {
     var x = v; var n = 1

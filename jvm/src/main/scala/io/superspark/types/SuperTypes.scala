@@ -30,6 +30,10 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * | map                             | map                                                     |
  * | union(T1..Tn)                   | struct<selector:int, `T1`:..., ..., `Tn`:...>           |
  * | named N=T                       | T's mapping                                             |
+ * | T|null, T|none (option, v5)     | T's mapping, nullable                                   |
+ * | none                            | null                                                    |
+ * | fusion(all) (type any, v5)      | variant                                                 |
+ * | fusion(T)                       | T's mapping (the subtype is dropped)                    |
  *
  * Each column produced from a Super type carries that type, in Super type syntax, in its
  * field metadata under [[MetadataKey]]; [[superTypeOf]] reads it back so that writing the
@@ -59,8 +63,22 @@ object SuperTypes {
     case ArrayType(e) => SArrayType(toSpark(e, opts), containsNull = true)
     case SetType(e) => SArrayType(toSpark(e, opts), containsNull = true)
     case MapType(k, v) => SMapType(toSpark(k, opts), toSpark(v, opts), valueContainsNull = true)
-    case u: UnionType => unionStruct(u, opts)
+    case u: UnionType => optionOf(u) match {
+      case Some(t) => toSpark(t, opts)
+      case None => unionStruct(u, opts)
+    }
     case _: EnumType => StringType
+    case FusionType(SuperType.all) => VariantType
+    case FusionType(inner) => toSpark(inner, opts)
+  }
+
+  /**
+   * The one member of a union whose other members are `null` or `none` (`T|null`, or an option
+   * type `T|none` of version 5): such a union maps to a nullable `T` column, not a union struct.
+   */
+  def optionOf(u: UnionType): Option[SuperType] = {
+    val rest = u.types.filter(m => m != SuperType.nullType && m != SuperType.none)
+    if (rest.size == 1 && rest.size < u.types.size) Some(rest.head) else None
   }
 
   def unionStruct(u: UnionType, opts: Options = DefaultOptions): StructType =
@@ -86,7 +104,21 @@ object SuperTypes {
     case SuperType.String | SuperType.Ip | SuperType.Net | SuperType.Type => StringType
     case SuperType.Time => if (opts.timeAsLong) LongType else TimestampType
     case SuperType.Duration => if (opts.durationAsInterval) DayTimeIntervalType() else LongType
-    case SuperType.Null => NullType
+    case SuperType.Null | SuperType.NoneId => NullType
+    case SuperType.AllId => VariantType
+  }
+
+  /** Field metadata key holding the Super Binary version the column was read from (absent: 0). */
+  final val VersionKey = "super.version"
+
+  /** `schema` with every top-level column marked as read from Super Binary version `v`. */
+  def withVersion(schema: StructType, v: Int): StructType = StructType(schema.fields.map(f =>
+    f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putLong(VersionKey, v.toLong).build())))
+
+  /** The version all columns of `schema` were read from, when they agree and one is kept. */
+  def versionOf(schema: StructType): Option[Int] = {
+    val vs = schema.fields.map(f => if (f.metadata.contains(VersionKey)) Some(f.metadata.getLong(VersionKey).toInt) else None)
+    if (vs.nonEmpty && vs.forall(_ == vs.head)) vs.head else None
   }
 
   def metadataFor(t: SuperType): Metadata = new MetadataBuilder().putString(MetadataKey, t.toString).build()
@@ -185,6 +217,7 @@ object SuperTypes {
    * and anything else becomes a union of both.
    */
   def merge(a: SuperType, b: SuperType): SuperType = (a, b) match {
+    case _ if a == b => a
     case (_: UnionType, _) | (_, _: UnionType) => union(a, b)
     case _ => tryMerge(a, b).getOrElse(union(a, b))
   }
@@ -221,7 +254,7 @@ object SuperTypes {
     // Each member of b widens a compatible member of a (ints, floats, records, containers),
     // else it becomes a new member.
     val ms = scala.collection.mutable.ArrayBuffer[SuperType](members(a): _*)
-    members(b).foreach { x =>
+    members(b).filterNot(ms.contains).foreach { x =>
       val i = ms.indexWhere(m => tryMerge(m, x).isDefined)
       if (i >= 0) ms(i) = tryMerge(ms(i), x).get else ms += x
     }
@@ -231,6 +264,12 @@ object SuperTypes {
   /** The index of the member of `u` that holds values of `t` (itself, or one it widens to). */
   def unionMemberFor(u: UnionType, t: SuperType): Int = {
     val exact = u.types.indexOf(t)
-    if (exact >= 0) exact else u.types.indexWhere(m => tryMerge(m, t).contains(m))
+    if (exact >= 0) exact
+    else {
+      val widened = u.types.indexWhere(m => tryMerge(m, t).contains(m))
+      // A plain type meets a named one (or a name means another type in another stream):
+      // the member with the same underlying type holds it.
+      if (widened >= 0) widened else u.types.indexWhere(m => m.underlying == t.underlying)
+    }
   }
 }

@@ -184,15 +184,25 @@ class BsupCodecSuite extends AnyFunSuite {
     assert(msgs.map(m => (m.encoding, new String(m.body, "UTF-8"))) == Seq((1, "{\"hello\":1}")))
   }
 
-  test("frames with the version bit set are skipped by their length") {
-    val bytes = hex("05 00 00 01 01 61 09 83 01") ++ Array.fill[Byte](19)(0x55) ++ hex("14 00 1e 03 02 02 ff")
-    val vals = readAll(new BsupReader(new ByteArrayInputStream(bytes), "v"))
-    assert(vals.map(_.value) == Seq(IndexedSeq(1L)))
+  test("version bytes: 6 or later, and a version change inside a stream, are errors naming the version") {
+    // a version 0 stream, then a frame with a version 3 byte
+    val change = hex("05 00 00 01 01 61 09 83 14 00 1e 03 02 02 ff")
+    val e1 = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(change), "mix.bsup")))
+    assert(e1.getMessage.contains("version changes from 0 to 3") && e1.offset == 7, e1.getMessage)
+    val e2 = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(hex("86 13 00 1e 02 ff")), "v6.bsup")))
+    assert(e2.getMessage.contains("unsupported Super Binary version 6") && e2.offset == 0, e2.getMessage)
+    // each stream has its own version: the frame core reports it to the layer above
+    val frames = FrameReader.overArray(hex("13 00 09 02 02 ff 85 13 00 09 02 02 ff"), "f")
+    assert(frames.next() == FrameReader.Values && frames.version == 0)
+    assert(frames.next() == FrameReader.EndOfStream && frames.version == -1)
+    assert(frames.next() == FrameReader.Values && frames.version == 5 && frames.frameStart == 6)
+    assert(frames.payload.remaining == 3)
   }
 
-  test("a later-format version byte at the start of a stream is a clear error") {
-    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(hex("85 00 01 02 ff")), "new.bsup")))
-    assert(e.getMessage.contains("later Super Binary version") && e.offset == 0)
+  test("a version byte of an unsupported version (1 to 4) at the start of a stream is a clear error") {
+    val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(hex("81 13 00 09 02 02")), "v1.bsup")))
+    assert(e.getMessage.contains("Super Binary version 1 ") && e.getMessage.contains("not supported") && e.offset == 0,
+      e.getMessage)
   }
 
   test("LZ4 frames compress and decompress, large values and many frames") {
@@ -332,6 +342,28 @@ class BsupCodecSuite extends AnyFunSuite {
     frame.put(defs.size & 0xf); frame.putUvarint(defs.size >> 4); frame.put(defs.toArray)
     val e = intercept[BsupException](readAll(new BsupReader(new ByteArrayInputStream(frame.toArray), "deep.bsup")))
     assert(e.getMessage.contains("nested more than 200 levels"))
+  }
+
+  test("bad input: the issue's fuzzer findings are errors with an offset inside the input, on every path") {
+    BadInputs.all.foreach { case (name, b, problem) =>
+      Seq(b.length.toLong, -1L).foreach { fileLength =>
+        val e = intercept[BsupException] {
+          val r = new BsupReader(new ByteArrayInputStream(b), "bad.bsup", 0, fileLength)
+          while (r.next()) r.decode()
+        }
+        assert(e.getMessage.contains(problem), s"$name: ${e.getMessage}")
+        assert(e.offset >= 0 && e.offset < b.length, s"$name: ${e.getMessage}")
+        assert(e.source == "bad.bsup")
+      }
+      val d = new functions.CellDecoder("cell")
+      d.reset(b)
+      val e = intercept[BsupException] { while (d.next()) d.decode() }
+      assert(e.getMessage.contains(problem), s"$name (cell): ${e.getMessage}")
+      assert(e.offset >= 0 && e.offset < b.length, s"$name (cell): ${e.getMessage}")
+      // The split finder walks frame headers only: it fails on a bad header or finds no stream.
+      try assert(BsupReader.firstStreamStart(new ByteArrayInputStream(b), 1, "bad.bsup", b.length) == -1L)
+      catch { case e: BsupException => assert(e.offset >= 0 && e.offset < b.length, s"$name (split): ${e.getMessage}") }
+    }
   }
 
   test("bad input: fixed-size primitives with the wrong size") {

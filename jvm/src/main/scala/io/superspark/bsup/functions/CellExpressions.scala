@@ -40,13 +40,8 @@ abstract class CellExpression extends UnaryExpression with CodegenFallback {
       decoder.reset(cell)
       decode(cell)
     } catch {
+      // Only format errors become nulls: anything else is a bug and fails the query.
       case e: BsupException => if (failFast) throw CellExpression.malformed(e, prettyName) else null
-      case e: RuntimeException =>
-        // A value the shared readers reject by other means (a number too large, a bad date).
-        if (failFast) {
-          throw CellExpression.malformed(
-            new BsupException(CellExpression.Source, decoder.valueCellOffset, s"malformed value: $e", e), prettyName)
-        } else null
     }
   }
 

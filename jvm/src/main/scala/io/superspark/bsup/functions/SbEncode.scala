@@ -3,7 +3,9 @@ package io.superspark.bsup.functions
 import scala.util.control.NonFatal
 
 import io.superspark.bsup._
-import io.superspark.bsup.spark.{FieldWriter, SparkWriters}
+import io.superspark.bsup.spark.{BsupOptions, FieldWriter, SparkWriters}
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.expressions.ExprUtils
 import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, UnaryExpression}
@@ -18,7 +20,8 @@ import org.apache.spark.unsafe.types.VariantVal
  * Super data carry it) when it still fits, else the default mapping of the Spark type.
  * The typedef bytes are computed once per expression; each row reuses the buffers.
  */
-case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends UnaryExpression with CodegenFallback {
+case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: Int = 0)
+  extends UnaryExpression with CodegenFallback {
   override def dataType: DataType = BinaryType
   override def nullable: Boolean = true
   override def nullIntolerant: Boolean = true
@@ -32,7 +35,7 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends U
     })
 
   override def checkInputDataTypes(): TypeCheckResult =
-    try { SparkWriters.compile(superType, child.dataType); TypeCheckResult.TypeCheckSuccess }
+    try { SparkWriters.compile(superType, child.dataType, version); TypeCheckResult.TypeCheckSuccess }
     catch {
       case NonFatal(e) => TypeCheckResult.DataTypeMismatch(
         errorSubClass = "UNEXPECTED_INPUT_TYPE",
@@ -43,9 +46,10 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends U
           "inputType" -> child.dataType.sql))
     }
 
-  @transient private lazy val encoder = new CellEncoder(superType, SparkWriters.compile(superType, child.dataType))
+  @transient private lazy val encoder =
+    new CellEncoder(superType, SparkWriters.compile(superType, child.dataType, version), version)
 
-  @transient private lazy val variantEncoder = new VariantCellEncoder
+  @transient private lazy val variantEncoder = new VariantCellEncoder(version)
 
   override protected def nullSafeEval(input: Any): Any = child.dataType match {
     // A VARIANT value is written with the Super type of its own structure.
@@ -56,7 +60,7 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None) extends U
   // The type found on the resolved column (its metadata) is kept when the optimizer replaces
   // the column by the expression that computes it.
   override protected def withNewChildInternal(newChild: Expression): SbEncode =
-    if (child.resolved && kept.isEmpty) SbEncode(newChild, Some(superType)) else copy(child = newChild)
+    if (child.resolved && kept.isEmpty) SbEncode(newChild, Some(superType), version) else copy(child = newChild)
 }
 
 object SbEncode {
@@ -64,11 +68,25 @@ object SbEncode {
 
   /** True when values of Spark type `dt` are written as Super type `t`. */
   def fits(t: SuperType, dt: DataType): Boolean = allOptions.exists(o => SuperTypes.sameShape(SuperTypes.toSpark(t, o), dt))
+
+  /** Builds the expression from a function call's arguments (expr [, options]). */
+  def build(args: Seq[Expression]): SbEncode = {
+    val options = args.drop(1).headOption.map(ExprUtils.convertToMapData).getOrElse(Map.empty[String, String])
+    val version =
+      try new BsupOptions(options, "_corrupt_record").version
+      catch {
+        case e: IllegalArgumentException => throw new AnalysisException(
+          errorClass = "INVALID_PARAMETER_VALUE.PATTERN",
+          messageParameters = Map("parameter" -> "`options`", "functionName" -> "`sb_encode`",
+            "value" -> s"'${e.getMessage}'"))
+      }
+    SbEncode(args.head, None, version)
+  }
 }
 
 /** Encodes values of one Super type as single-value streams, reusing its buffers. */
-final class CellEncoder(t: SuperType, writer: FieldWriter) {
-  private val (prefix, typeId) = CellEncoder.typesFrame(t)
+final class CellEncoder(t: SuperType, writer: FieldWriter, version: Int = 0) {
+  private val (prefix, typeId) = CellEncoder.typesFrame(t, version)
   private val holder = new GenericInternalRow(1)
   private val body = new ByteBuf(256)
   private val out = new ByteBuf(256)
@@ -80,11 +98,12 @@ final class CellEncoder(t: SuperType, writer: FieldWriter) {
     writer.write(holder, 0, body)
     out.clear()
     out.put(prefix)
+    if (version > 0) out.put(BsupVersion.frameByte(version))
     val len = body.size
     out.put(0x10 | (len & 0xf))
     out.putUvarint(len.toLong >>> 4)
     out.put(body.bytes, 0, len)
-    out.put(CellDecoder.EndOfStream)
+    out.put(FrameReader.EndOfStreamByte)
     out.toArray
   }
 }
@@ -94,24 +113,16 @@ object CellEncoder {
    * The uncompressed types frame defining `t` (empty for a primitive type) and the type id of
    * `t`, taken from what the shared [[BsupWriter]] writes for a null value of `t`.
    */
-  def typesFrame(t: SuperType): (Array[Byte], Int) = {
+  def typesFrame(t: SuperType, version: Int = 0): (Array[Byte], Int) = {
     val bytes = new java.io.ByteArrayOutputStream()
-    val w = new BsupWriter(bytes, BsupWriterOptions(compress = false))
+    val w = new BsupWriter(bytes, BsupWriterOptions(compress = false, version = version))
     val id = w.typeId(t)
     w.startValue(t).put(0)
     w.finishValue()
     w.close()
     val all = bytes.toByteArray
-    val code = all(0) & 0xff
-    val frameLength =
-      if (((code >> 4) & 3) != 0) 0
-      else {
-        val c = new Cursor(all, 1, all.length, new Cursor.Where {
-          def error(p: Int, msg: String): BsupException = new BsupException("sb_encode", p, msg)
-        })
-        val high = c.uvarint()
-        c.pos + ((high << 4) | (code & 0xf)).toInt
-      }
+    val frames = FrameReader.overArray(all, "sb_encode")
+    val frameLength = if (frames.nextHeader() == FrameReader.Types) { frames.skipPayload(); frames.src.offset.toInt } else 0
     (java.util.Arrays.copyOf(all, frameLength), id)
   }
 }

@@ -8,6 +8,10 @@ import io.superspark.bsup._
  * written as `::type` decorations (`1::int32`, `null::string`, `[]::[int64]`, `"a"::enum(a,b)`,
  * `80::(port=uint16)`), on the outermost value whose type is not implied. Primitive text is
  * [[ValueText]]'s.
+ *
+ * With `version` 1 or later the text is the SUP of the current SuperDB: sets and maps are
+ * `set[...]` and `map{...}`, and a named type is decorated by its name alone (`80::port`), its
+ * definition being SuperDB's separate `type port=uint16` declaration ([[namedTypes]]).
  */
 object SupText {
   /** True when the text of any value of `t` alone names `t` exactly. */
@@ -25,31 +29,60 @@ object SupText {
     case _ => false
   }
 
-  def format(t: SuperType, v: Any): String = { val sb = new java.lang.StringBuilder; append(sb, t, v); sb.toString }
+  def format(t: SuperType, v: Any, version: Int = 0): String = {
+    val sb = new java.lang.StringBuilder; append(sb, t, v, version); sb.toString
+  }
 
-  def append(sb: java.lang.StringBuilder, t: SuperType, v: Any): Unit = value(sb, t, v, decorate = true)
+  def append(sb: java.lang.StringBuilder, t: SuperType, v: Any, version: Int = 0): Unit =
+    new Printer(sb, version).value(t, v, decorate = true)
 
-  private def decoration(sb: java.lang.StringBuilder, t: SuperType): Unit = t match {
+  /** The named types used in `t` as `type name=...` declarations of SUP version 1 on, inner first. */
+  def namedTypes(t: SuperType, version: Int): Seq[String] = {
+    val out = scala.collection.mutable.LinkedHashMap[String, String]()
+    def loop(t: SuperType): Unit = t match {
+      case NamedType(n, inner) =>
+        loop(inner)
+        if (!out.contains(n)) out(n) = s"type ${SuperType.formatName(n)}=${typeText(inner, version)}"
+      case RecordType(fs) => fs.foreach(f => loop(f.typ))
+      case ArrayType(e) => loop(e)
+      case SetType(e) => loop(e)
+      case MapType(k, v) => loop(k); loop(v)
+      case UnionType(ts) => ts.foreach(loop)
+      case ErrorType(e) => loop(e)
+      case FusionType(e) => loop(e)
+      case _ =>
+    }
+    loop(t)
+    out.values.toSeq
+  }
+
+  /** A type in the syntax of `version`; from version 1 a named type is its name. */
+  def typeText(t: SuperType, version: Int): String =
+    SuperType.format(t, version)
+
+  private final class Printer(sb: java.lang.StringBuilder, version: Int) {
+  private def decoration(t: SuperType): Unit = t match {
+    case NamedType(n, _) if version > 0 => sb.append("::").append(SuperType.formatName(n))
     case _: NamedType => sb.append("::(").append(t.toString).append(')')
-    case _ => sb.append("::").append(t.toString)
+    case _ => sb.append("::").append(typeText(t, version))
   }
 
   /** Appends `v`; `decorate`: the enclosing text does not already name `t`. */
-  private def value(sb: java.lang.StringBuilder, t: SuperType, v: Any, decorate: Boolean): Unit = {
+  def value(t: SuperType, v: Any, decorate: Boolean): Unit = {
     if (v == null) {
       sb.append("null")
-      if (decorate && t != SuperType.nullType) decoration(sb, t)
+      if (decorate && t != SuperType.nullType) decoration(t)
       return
     }
     t match {
       case NamedType(_, inner) =>
-        value(sb, inner, v, decorate = false)
-        if (decorate) decoration(sb, t)
+        value(inner, v, decorate = false)
+        if (decorate) decoration(t)
         return
       case UnionType(ts) =>
         val u = v.asInstanceOf[UnionValue]
-        value(sb, ts(u.selector), u.value, decorate = true)
-        if (decorate) decoration(sb, t)
+        value(ts(u.selector), u.value, decorate = true)
+        if (decorate) decoration(t)
         return
       case _ =>
     }
@@ -64,24 +97,26 @@ object SupText {
           if (i > 0) sb.append(',')
           sb.append(SuperType.formatName(fields(i).name)).append(':')
           // Records are never decorated themselves: their fields carry the decorations.
-          value(sb, fields(i).typ, vs(i), decorate)
+          value(fields(i).typ, vs(i), decorate)
         }
         sb.append('}')
-      case ArrayType(e) => list(sb, "[", "]", e, v.asInstanceOf[Seq[Any]], inner)
-      case SetType(e) => list(sb, "|[", "]|", e, v.asInstanceOf[Seq[Any]], inner)
+      case ArrayType(e) => list("[", "]", e, v.asInstanceOf[Seq[Any]], inner)
+      case SetType(e) =>
+        list(if (version > 0) "set[" else "|[", if (version > 0) "]" else "]|", e, v.asInstanceOf[Seq[Any]], inner)
       case MapType(k, x) =>
-        sb.append("|{")
+        sb.append(if (version > 0) "map{" else "|{")
         v.asInstanceOf[Seq[(Any, Any)]].zipWithIndex.foreach { case ((kk, vv), i) =>
           if (i > 0) sb.append(',')
-          value(sb, k, kk, inner); sb.append(':'); value(sb, x, vv, inner)
+          value(k, kk, inner); sb.append(':'); value(x, vv, inner)
         }
-        sb.append("}|")
-      case ErrorType(e) => sb.append("error("); value(sb, e, v.asInstanceOf[ErrorValue].value, decorate); sb.append(')')
+        sb.append(if (version > 0) "}" else "}|")
+      case ErrorType(e) => sb.append("error("); value(e, v.asInstanceOf[ErrorValue].value, decorate); sb.append(')')
       case EnumType(symbols) => sb.append(quote(symbols(v.asInstanceOf[EnumValue].index)))
+      case FusionType(e) => value(e, v.asInstanceOf[FusionValue].value, decorate)
       case p: PrimitiveType => primitive(sb, p, v)
       case _ =>
     }
-    if (self && !t.isInstanceOf[ErrorType] && !t.isInstanceOf[RecordType]) decoration(sb, t)
+    if (self && !t.isInstanceOf[ErrorType] && !t.isInstanceOf[RecordType]) decoration(t)
   }
 
   /** An empty container whose element type is not null: `[]` alone would be `[null]`. */
@@ -92,11 +127,11 @@ object SupText {
     case _ => false
   }
 
-  private def list(sb: java.lang.StringBuilder, open: String, close: String, e: SuperType, xs: Seq[Any],
-      inner: Boolean): Unit = {
+  private def list(open: String, close: String, e: SuperType, xs: Seq[Any], inner: Boolean): Unit = {
     sb.append(open)
-    xs.zipWithIndex.foreach { case (x, i) => if (i > 0) sb.append(','); value(sb, e, x, inner) }
+    xs.zipWithIndex.foreach { case (x, i) => if (i > 0) sb.append(','); value(e, x, inner) }
     sb.append(close)
+  }
   }
 
   private def quote(s: String): String = ValueText.format(SuperType.string, s)
@@ -162,6 +197,8 @@ object SupText {
 
   private def time(ns: Long): String = {
     val i = java.time.Instant.ofEpochSecond(Math.floorDiv(ns, 1000000000L), Math.floorMod(ns, 1000000000L))
-    java.time.format.DateTimeFormatter.ISO_INSTANT.format(i)
+    val text = java.time.format.DateTimeFormatter.ISO_INSTANT.format(i)
+    // Go prints the shortest fraction (.5Z, not .500Z).
+    if (text.contains('.')) text.replaceAll("0+Z$", "Z") else text
   }
 }

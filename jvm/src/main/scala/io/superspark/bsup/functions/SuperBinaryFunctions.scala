@@ -62,17 +62,21 @@ object SuperBinaryFunctions {
     decode("try_sb_decode_all", all = true, tryNull = true),
     function[SbEncode](
       name = "sb_encode",
-      usage = "_FUNC_(expr) - Encodes `expr` as a Super Binary stream holding one value: its Super type is " +
-        "the one kept in the column's `super.type` metadata, else the default mapping of its Spark type. " +
+      usage = "_FUNC_(expr [, options]) - Encodes `expr` as a Super Binary stream holding one value: its Super " +
+        "type is the one kept in the column's `super.type` metadata, else the default mapping of its Spark type. " +
         "NULL in, NULL out.",
-      arguments = "      * expr - a value of any type with a Super type mapping (not intervals of months).",
+      arguments = "      * expr - a value of any type with a Super type mapping (not intervals of months).\n" +
+        "      * options - a map literal: `version` 0 (default: Super Binary version 0, as SuperDB v0.1.0\n" +
+        "          writes it) or 5 (a version byte 0x85 before each frame, as current SuperDB writes it).",
       examples =
         """
           |    > SELECT hex(_FUNC_(1L));
           |     1300090202FF
           |    > SELECT sb_to_sup(_FUNC_(named_struct('a', 1, 'b', 'x')));
-          |     {a:1::int32,b:"x"}""".stripMargin,
-      since = since, group = group, arity = Set(1))(args => SbEncode(args.head)),
+          |     {a:1::int32,b:"x"}
+          |    > SELECT hex(_FUNC_(1L, map('version', '5')));
+          |     85130009028502FF""".stripMargin,
+      since = since, group = group, arity = Set(1, 2))(SbEncode.build),
     inspect("sb_typeof", tryNull = false, "Returns the type of the cell's first value in Super type syntax.",
       example, "{a:int64,b:string}")(SbTypeOf),
     inspect("try_sb_typeof", tryNull = true, "Returns the type of the cell's first value in Super type syntax.",

@@ -12,13 +12,13 @@ import org.apache.spark.unsafe.types.VariantVal
  * schema gives, so `sb_decode(sb_encode(v))` returns an equal VARIANT for values without
  * dates or floats.
  */
-final class VariantCellEncoder {
+final class VariantCellEncoder(version: Int = 0) {
   private val bytes = new java.io.ByteArrayOutputStream(256)
 
   def encode(v: VariantVal): Array[Byte] = {
     val (t, value) = VariantCellEncoder.convert(new Variant(v.getValue, v.getMetadata))
     bytes.reset()
-    val w = new BsupWriter(bytes, BsupWriterOptions(compress = false, frameSize = 4096))
+    val w = new BsupWriter(bytes, BsupWriterOptions(compress = false, frameSize = 4096, version = version))
     w.write(t, value)
     w.close()
     bytes.toByteArray

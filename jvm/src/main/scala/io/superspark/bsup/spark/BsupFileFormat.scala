@@ -37,15 +37,19 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
     if (opts.variant) return Some(StructType(Seq(StructField(SuperTypes.ValueColumn, VariantType))))
     val conf = spark.sessionState.newHadoopConfWithOptions(options)
     val types = new java.util.LinkedHashSet[SuperType]()
+    val versions = new java.util.HashSet[Integer]()
     val nonEmpty = files.filter(_.getLen > 0)
     val step = math.max(1, math.round(1.0 / opts.samplingRatio).toInt)
     nonEmpty.indices.filter(_ % step == 0).map(nonEmpty).foreach { f =>
-      BsupInference.collectTypes(f.getPath, f.getLen, conf, opts, types)
+      BsupInference.collectTypes(f.getPath, f.getLen, conf, opts, types, versions)
     }
     if (types.isEmpty) None
     else {
       import scala.jdk.CollectionConverters._
-      Some(SuperTypes.toSchema(types.asScala.reduce(SuperTypes.merge), opts.typeOptions))
+      val schema = SuperTypes.toSchema(types.asScala.reduce(SuperTypes.merge), opts.typeOptions)
+      // Data of one version other than 0 keeps it in the metadata, so a write restores it.
+      Some(if (versions.size == 1 && versions.iterator.next() != 0) SuperTypes.withVersion(schema, versions.iterator.next())
+        else schema)
     }
   }
 
@@ -61,9 +65,12 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
 
   override def prepareWrite(spark: SparkSession, job: Job, options: Map[String, String],
       dataSchema: StructType): OutputWriterFactory = {
-    val opts = bsupOptions(spark, options)
+    // Without a `version` option, columns read from data of one later version write that version.
+    val kept = SuperTypes.versionOf(dataSchema).filter(_ => !options.keys.exists(_.equalsIgnoreCase("version")))
+    val opts = bsupOptions(spark, options ++ kept.map(v => "version" -> v.toString))
     // Fail now, on the driver, if a column has no Super type.
-    dataSchema.fields.foreach(f => SparkWriters.compile(SuperTypes.superTypeOf(f, opts.typeOptions), f.dataType))
+    dataSchema.fields.foreach(f =>
+      SparkWriters.compile(SuperTypes.superTypeOf(f, opts.typeOptions), f.dataType, opts.version))
     new BsupOutputWriterFactory(opts)
   }
 

@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.Path
 /** Schema inference: the distinct top-level types of the first values of each file. */
 object BsupInference {
   def collectTypes(path: Path, length: Long, conf: Configuration, opts: BsupOptions,
-      types: java.util.Set[SuperType]): Unit = {
+      types: java.util.Set[SuperType], versions: java.util.Set[Integer] = null): Unit = {
     val in = path.getFileSystem(conf).open(path)
     val reader = new BsupReader(in, path.toString, 0L, length)
     try {
@@ -19,6 +19,7 @@ object BsupInference {
         if (!seen.get(reader.typeId)) {
           seen.set(reader.typeId)
           types.add(reader.valueType)
+          if (versions != null) versions.add(reader.context.version)
         }
         n += 1
       }

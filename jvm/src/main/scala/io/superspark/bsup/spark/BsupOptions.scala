@@ -2,7 +2,7 @@ package io.superspark.bsup.spark
 
 import java.util.Locale
 
-import io.superspark.bsup.BsupWriterOptions
+import io.superspark.bsup.{BsupVersion, BsupWriterOptions}
 import io.superspark.types.SuperTypes
 import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.catalyst.util.{CaseInsensitiveMap, DropMalformedMode, FailFastMode, ParseMode, PermissiveMode}
@@ -65,7 +65,14 @@ final class BsupOptions(parameters: Map[String, String], defaultCorruptColumn: S
   }
   val streamSize: Long = bytes("streamSize", BsupOptions.DefaultStreamSize)
 
-  def writerOptions: BsupWriterOptions = BsupWriterOptions(compress, frameSize, streamSize)
+  /** The Super Binary version written: 0 (default, the spec's) or 5 (current SuperDB). */
+  val version: Int = p.get("version").map(_.trim) match {
+    case None => 0
+    case Some(v) => scala.util.Try(v.toInt).toOption.filter(BsupVersion.isSupported).getOrElse(
+      throw new IllegalArgumentException(s"bsup option 'version' must be 0 or ${BsupVersion.Latest}, got '$v'"))
+  }
+
+  def writerOptions: BsupWriterOptions = BsupWriterOptions(compress, frameSize, streamSize, version)
 
   def isFailFast: Boolean = parseMode == FailFastMode
   def isDropMalformed: Boolean = parseMode == DropMalformedMode

@@ -14,7 +14,7 @@ final class BsupOutputWriter(val path: String, schema: StructType, options: Bsup
 
   private val recordType = RecordType(schema.fields.map(f =>
     io.superspark.bsup.Field(f.name, SuperTypes.superTypeOf(f, options.typeOptions))).toIndexedSeq)
-  private val rowWriter = new SparkWriters.StructWriter(recordType, schema)
+  private val rowWriter = new SparkWriters.StructWriter(recordType, schema, options.version)
   private val out = {
     val p = new Path(path)
     p.getFileSystem(context.getConfiguration).create(p, false)

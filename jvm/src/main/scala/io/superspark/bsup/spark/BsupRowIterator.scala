@@ -165,13 +165,10 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
             } else filter.forall(_.pred(row))
           if (keep) nextRow = row
         } catch {
-          case e: RuntimeException =>
-            val be = e match {
-              case b: BsupException => b
-              case other => new BsupException(source, reader.valueFileOffset, s"malformed value: $other", other)
-            }
-            if (opts.isFailFast) throw BsupRowIterator.malformed(be)
-            if (!opts.isDropMalformed) nextRow = corruptRow(be.getMessage)
+          // Only format errors make malformed records: anything else is a bug and fails the task.
+          case e: BsupException =>
+            if (opts.isFailFast) throw BsupRowIterator.malformed(e)
+            if (!opts.isDropMalformed) nextRow = corruptRow(e.getMessage)
         }
       }
     }

@@ -22,26 +22,16 @@ final class Src(var cursor: Cursor) {
   /** Reads a tag at `pos` (the body must end by `end`); returns the body length or -1 for null. */
   def tag(pos: Int, end: Int): Int = {
     val b = buf
-    var p = pos
-    var result = 0L
-    var shift = 0
-    var more = true
-    while (more) {
-      if (p >= end) fail(pos, "truncated value tag")
-      val x = b(p) & 0xff
-      p += 1
-      result |= (x & 0x7fL) << shift
-      more = (x & 0x80) != 0
-      shift += 7
-      if (more && shift > 63) fail(pos, "value tag is a uvarint longer than 10 bytes")
+    val n = Varint.uvarintLength(b, pos, end)
+    if (n < 0) fail(pos, s"bad value tag: ${Varint.uvarintProblem(n)}")
+    val v = Varint.uvarintValue(b, pos, n)
+    next = pos + n
+    val len = Varint.tagBodyLength(v, end - next)
+    if (len == Varint.TagTooLong) {
+      fail(pos, s"value length ${java.lang.Long.toUnsignedString(v - 1)} runs past the end of its container " +
+        s"(${end - next} bytes left)")
     }
-    next = p
-    if (result == 0) -1
-    else {
-      val len = result - 1
-      if (len > end - p || len < 0) fail(pos, s"value length $len runs past the end of its container (${end - p} bytes left)")
-      len.toInt
-    }
+    len
   }
 }
 
@@ -68,9 +58,15 @@ object SparkReaders {
 
   def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
     case (_, VariantType) => new VariantReader(src)
-    case (NamedType(_, inner), _) => compile(inner, target, opts)
-    // An error value is encoded exactly as its underlying value.
-    case (ErrorType(inner), _) => compile(inner, target, opts)
+    // A fusion value reads as its value of the supertype (its first element).
+    case (FusionType(inner), _) =>
+      val r = compile(inner, target, opts)
+      new ValueReader {
+        def read(s: Src, off: Int, len: Int): Any = {
+          val vl = s.tag(off, off + len)
+          if (vl < 0) null else r.read(s, s.next, vl)
+        }
+      }
     case (u: UnionType, _) =>
       val rs = u.types.map(m => compile(m, target, opts)).toArray
       new ValueReader {
@@ -79,9 +75,13 @@ object SparkReaders {
           if (l < 0) null else rs(sel).read(s, p, l)
         }
       }
-    case (_, st: StructType) if isUnionStruct(st) && (!src.underlying.isInstanceOf[RecordType] ||
-        st.fieldNames.exists(_.startsWith("{"))) =>
+    case (_, st: StructType) if isUnionStruct(st) && !src.underlying.isInstanceOf[UnionType] &&
+        (!src.underlying.isInstanceOf[RecordType] || st.fieldNames.exists(_.startsWith("{"))) =>
       memberToUnionStruct(src, st, opts)
+    // Names and errors unwrap after the union struct case, whose members may be named or errors.
+    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    // An error value is encoded exactly as its underlying value.
+    case (ErrorType(inner), _) => compile(inner, target, opts)
     case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
     case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
@@ -104,7 +104,7 @@ object SparkReaders {
     val end = off + len
     val sl = s.tag(off, end)
     if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
-    val sel = Varint.decodeCountedSigned(s.buf, s.next, sl)
+    val sel = ValueCodec.selectorValue(s.buf, s.next, sl, s.cursor.whereOf.version)
     if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
     val vp = s.next + sl
     if (vp >= end) s.fail(off, "union value missing after its selector")

@@ -60,29 +60,29 @@ object SparkWriters {
 
   private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
 
-  def compile(t: SuperType, dt: DataType): FieldWriter = t match {
-    case NamedType(_, inner) => compile(inner, dt)
+  def compile(t: SuperType, dt: DataType, version: Int = 0): FieldWriter = t match {
+    case NamedType(_, inner) => compile(inner, dt, version)
     // An error value is encoded exactly as its underlying value.
-    case ErrorType(inner) => compile(inner, dt)
+    case ErrorType(inner) => compile(inner, dt, version)
     case r: RecordType => dt match {
-      case st: StructType => new StructWriter(r, st)
+      case st: StructType => new StructWriter(r, st, version)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case ArrayType(e) => dt match {
-      case SArrayType(et, _) => new ArrayWriter(compile(e, et), sorted = false)
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et, version), sorted = false)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case SetType(e) => dt match {
-      case SArrayType(et, _) => new ArrayWriter(compile(e, et), sorted = true)
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et, version), sorted = true)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case MapType(k, v) => dt match {
-      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt), compile(v, vt))
+      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, version), compile(v, vt, version))
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case u: UnionType => dt match {
       case st: StructType if SparkReaders.isUnionStruct(st) && st.length == u.types.size + 1 =>
-        new UnionWriter(u, st)
+        new UnionWriter(u, st, version)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case EnumType(symbols) =>
@@ -94,10 +94,11 @@ object SparkWriters {
           out.putUvarint(Varint.countedSize(idx.toLong) + 1); Varint.putCounted(out, idx.toLong)
         }
       }
-    case p: PrimitiveType => primitive(p.id, dt)
+    case FusionType(_) => fail(s"cannot write $t: a fusion value needs its subtype, which a Spark column does not keep")
+    case p: PrimitiveType => primitive(p.id, dt, version)
   }
 
-  private def primitive(id: Int, dt: DataType): FieldWriter = {
+  private def primitive(id: Int, dt: DataType, version: Int): FieldWriter = {
     val name = SuperType.primitive(id).name
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
@@ -200,7 +201,7 @@ object SparkWriters {
         }
       }
       case SuperType.Type => new NonNull {
-        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, TypeValues.encode(SuperType.parse(getText(g, i))))
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, TypeValues.encode(SuperType.parse(getText(g, i)), version))
       }
       case SuperType.Null => new FieldWriter {
         def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = out.put(0)
@@ -208,9 +209,9 @@ object SparkWriters {
     }
   }
 
-  final class StructWriter(t: RecordType, st: StructType) extends FieldWriter {
+  final class StructWriter(t: RecordType, st: StructType, version: Int = 0) extends FieldWriter {
     if (t.fields.size != st.length) fail(s"cannot write Spark ${st.catalogString} as $t")
-    private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType) }.toArray
+    private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType, version) }.toArray
     private val n = writers.length
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
@@ -264,8 +265,8 @@ object SparkWriters {
   }
 
   /** A union struct: `selector` names the member (else the first non-null member field is used). */
-  final class UnionWriter(u: UnionType, st: StructType) extends FieldWriter {
-    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType) }.toArray
+  final class UnionWriter(u: UnionType, st: StructType, version: Int) extends FieldWriter {
+    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType, version) }.toArray
     private val n = st.length
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
@@ -281,7 +282,7 @@ object SparkWriters {
         else {
           if (sel >= members.length) fail(s"union selector $sel out of range for $u")
           val start = ValueCodec.beginContainer(out)
-          ValueCodec.putCountedTagged(Varint.signedToUnsigned(sel.toLong), out)
+          ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), out)
           members(sel).write(row, sel + 1, out)
           ValueCodec.endContainer(out, start)
         }

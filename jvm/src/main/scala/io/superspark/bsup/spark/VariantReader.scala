@@ -67,6 +67,7 @@ object VariantReader {
       val u = v.asInstanceOf[UnionValue]
       append(b, ts(u.selector), u.value)
     case EnumType(symbols) => b.appendString(symbols(v.asInstanceOf[EnumValue].index))
+    case FusionType(inner) => append(b, inner, v.asInstanceOf[FusionValue].value)
     case _: PrimitiveType => v match {
       case l: Long => b.appendLong(l)
       case x: BigInt => appendBig(b, x)

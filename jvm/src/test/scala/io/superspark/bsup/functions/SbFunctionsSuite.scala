@@ -198,7 +198,8 @@ class SbFunctionsSuite extends SparkSessionSuite {
     ("bad LZ4", hex("56 00 00 0a 01 02 03 04 ff"), "corrupt LZ4 block", 0),
     ("impossible LZ4 size", hex("56 00 00 ff ff ff 7f 01 ff"), "impossible", 3),
     ("bad UTF-8", hex("14 00 19 03 c3 28 ff"), "invalid UTF-8", 4),
-    ("later version", hex("81 00"), "later Super Binary version", 0),
+    ("unsupported version", hex("81 13 00 09 02 02"), "Super Binary version 1 ", 0),
+    ("later version", hex("86 00"), "Super Binary version 6", 0),
     ("bad frame code", hex("30 00"), "bad frame code", 0))
 
   test("bad cells: FAILFAST errors name the byte offset and the problem, PERMISSIVE and try_ give null") {
@@ -223,6 +224,22 @@ class SbFunctionsSuite extends SparkSessionSuite {
         // typeof/schema_of look only at the first value's type: a bad body may go unnoticed.
         if (f == "sb_to_sup") assert(isError, s"$f $name")
         if (isError) assert(df.selectExpr(s"try_$f(b)").head().isNullAt(0), s"try_$f $name")
+      }
+    }
+  }
+
+  test("bad cells: the issue's fuzzer findings are malformed-cell errors with an offset inside the cell, or null") {
+    val schema = StructType(Seq(StructField("b", BinaryType)))
+    BadInputs.all.foreach { case (name, bytes, problem) =>
+      val df = spark.createDataFrame(java.util.List.of(Row(bytes)), schema)
+      Seq("b", "b, '{a:int64,s:string}'", "b, 'string'").foreach { args =>
+        val e = intercept[SparkException](df.selectExpr(s"sb_decode($args)").collect())
+        assert(e.getCondition.startsWith("MALFORMED_RECORD_IN_PARSING"), s"$name: ${e.getMessage}")
+        val cause = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst { case b: BsupException => b }
+        assert(cause.exists(c => c.offset >= 0 && c.offset < bytes.length && c.getMessage.contains(problem)),
+          s"$name: ${e.getMessage}")
+        assert(df.selectExpr(s"try_sb_decode($args)").head().isNullAt(0), s"$name $args")
+        assert(df.selectExpr(s"try_sb_decode_all($args)").head().isNullAt(0), s"$name $args")
       }
     }
   }
