@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: fuzz-footer setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -53,3 +53,9 @@ bench-interceptor: setup
 bench-sb: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/sb_functions/bench.py
+
+# Seeded mutation fuzzer of the footer reader (FooterFuzz): FUZZ_N inputs (default 100000),
+# FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a
+# 1,000-input slice (FooterFuzzSuite).
+fuzz-footer: setup
+	./dev/sbt "Test/runMain io.superspark.parquet.footer.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
