@@ -93,3 +93,28 @@ def test_float16_off_switch_is_spark(spark, tmp_dir):
             spark.read.parquet(src).collect()
     finally:
         spark.conf.unset("spark.superspark.parquet.footer.read")
+
+
+@pytest.mark.parametrize("v1_list", ["avro,csv,json,kafka,orc,text,parquet", "avro,csv,json,kafka,orc,text"],
+                         ids=["dsv1", "dsv2"])
+def test_float16_aggregates_with_aggregate_pushdown(spark, tmp_dir, v1_list):
+    # MIN/MAX of a FLOAT16 column are not answered from its 2-byte statistics (Spark's footer
+    # aggregation would read them as a float); COUNT still is, and the answers are pyarrow's.
+    src = os.path.join(tmp_dir, "h.parquet")
+    halves = pa.array(np.array([1.5, -2.25, 3.0, 0.5, -0.0], np.float16), pa.float16())
+    pq.write_table(pa.table({"h": halves, "i": pa.array([1, 2, 3, None, 5], pa.int32())}), src,
+                   row_group_size=2)
+    spark.conf.set("spark.sql.sources.useV1SourceList", v1_list)
+    spark.conf.set("spark.sql.parquet.aggregatePushdown", "true")
+    try:
+        df = spark.read.parquet(src)
+        row = df.selectExpr("min(h)", "max(h)", "count(h)", "count(*)", "min(i)", "max(i)").first()
+        assert tuple(row) == (-2.25, 3.0, 5, 5, 1, 5)
+        plan = df.selectExpr("count(h)", "min(i)")._jdf.queryExecution().executedPlan().toString()
+        if not v1_list.endswith("parquet"):
+            assert "PushedAggregation: [COUNT(h), MIN(i)]" in plan
+        plan = df.selectExpr("max(h)")._jdf.queryExecution().executedPlan().toString()
+        assert "PushedAggregation: [MAX(h)]" not in plan
+    finally:
+        spark.conf.unset("spark.sql.parquet.aggregatePushdown")
+        spark.conf.unset("spark.sql.sources.useV1SourceList")

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.FileStatus
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, Max, Min}
 import org.apache.spark.sql.execution.datasources.{FileFormat, PartitioningAwareFileIndex}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions
 import org.apache.spark.sql.execution.datasources.v2.parquet.{ParquetScan, ParquetScanBuilder, ParquetTable}
@@ -12,7 +13,7 @@ import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.superspark.parquet.interceptor.FooterInterceptorConf
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, ParquetLogicalTypes}
 
 /**
  * Spark's DSv2 `ParquetTable` with schema inference (including `mergeSchema`) through the
@@ -58,5 +59,21 @@ class FooterParquetScanBuilder(
     val sqlConf = SQLConf.get
     val archive = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sqlConf).archiveFormatEnabled
     if (FooterInterceptorConf.readEnabled(sqlConf) && !archive) FooterParquetScan(scan) else scan
+  }
+
+  /**
+   * Spark's aggregate pushdown, except MIN/MAX of a FLOAT16 column: its footer statistics are
+   * the two half-float bytes, which Spark's footer aggregation would read as a `float`. Such
+   * queries scan the column instead (the pushdown is refused as a whole, as Spark does for an
+   * unsupported type).
+   */
+  override def pushAggregation(aggregation: Aggregation): Boolean = {
+    val float16 = dataSchema.fields.filter(ParquetLogicalTypes.isFloat16Column).map(_.name.toLowerCase).toSet
+    val minMaxOfFloat16 = float16.nonEmpty && aggregation.aggregateExpressions.exists {
+      case m: Min => m.column.references.exists(r => float16.contains(r.fieldNames.mkString(".").toLowerCase))
+      case m: Max => m.column.references.exists(r => float16.contains(r.fieldNames.mkString(".").toLowerCase))
+      case _ => false
+    }
+    !minMaxOfFloat16 && super.pushAggregation(aggregation)
   }
 }
