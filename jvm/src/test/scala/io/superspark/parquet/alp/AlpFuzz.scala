@@ -15,7 +15,8 @@ import scala.util.Random
  *  - a bit flip or a byte set anywhere;
  *  - truncation, or random bytes appended;
  *  - a header field set to a boundary value: compression mode, integer encoding, log vector size,
- *    num_elements (0, +-1, doubled, negative, Int.MaxValue), a vector offset, exponent and factor
+ *    num_elements (0, +-1, doubled, the most
+ *    the page's bytes could describe, negative, Int.MaxValue), a vector offset, exponent and factor
  *    (at and past their limits), num_exceptions, the frame of reference, the bit width (the
  *    type's maximum, one more, 255) or an exception position.
  *
@@ -108,9 +109,12 @@ object AlpFuzz {
       Field("integer_encoding", 1, 1, Seq(1, 255)),
       Field("log_vector_size", 2, 1, Seq(0, 2, 3, 15, 16, 255)))
     val n = i32(3)
-    f += Field("num_elements", 3, 4, Seq(0, n - 1L, n + 1L, 2L * n, n + 1024L, -1, Int.MinValue, Int.MaxValue))
     val log = b(2)
     val vs = 1 << log
+    // the most values whose offsets and vector headers fit the page's bytes: passes the header's
+    // size check, so only the layout check stands before an output array of that size
+    val fits = math.min(Int.MaxValue.toLong, (b.length - AlpCodec.HeaderBytes).toLong / (4 + t.vectorHeaderBytes) * vs)
+    f += Field("num_elements", 3, 4, Seq(0, n - 1L, n + 1L, 2L * n, n + 1024L, fits, -1, Int.MinValue, Int.MaxValue))
     val vectors = (n + vs - 1) / vs
     val body = AlpCodec.HeaderBytes
     for (v <- 0 until vectors) {
