@@ -174,12 +174,23 @@ object AlpFuzz {
   private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
   private def allocated(): Long = threads.getThreadAllocatedBytes(Thread.currentThread().getId)
 
-  /** Decoded values as raw bits (bit-exact comparison), or the decode error. */
-  private def decodeAlone(b: Array[Byte], t: AlpType): Either[AlpDecodeException, Array[Long]] =
-    try Right(t match {
-      case AlpType.Double => AlpCodec.decodeDoubles(b).map(java.lang.Double.doubleToRawLongBits)
-      case AlpType.Float => AlpCodec.decodeFloats(b).map(x => java.lang.Float.floatToRawIntBits(x).toLong)
-    }) catch { case e: AlpDecodeException => Left(e) }
+  /**
+   * Decoded values as raw bits (bit-exact comparison), or the decode error; and the bytes the
+   * decoder allocated beyond its output array (measured around the codec call alone).
+   */
+  private def decodeAlone(b: Array[Byte], t: AlpType): (Either[AlpDecodeException, Array[Long]], Long) = {
+    val before = allocated()
+    val decoded: Either[AlpDecodeException, AnyRef] =
+      try Right(if (t == AlpType.Double) AlpCodec.decodeDoubles(b) else AlpCodec.decodeFloats(b))
+      catch { case e: AlpDecodeException => Left(e) }
+    val grown = allocated() - before
+    decoded match {
+      case Right(d: Array[Double]) => (Right(d.map(java.lang.Double.doubleToRawLongBits)), grown - 8L * d.length)
+      case Right(f: Array[Float]) => (Right(f.map(x => java.lang.Float.floatToRawIntBits(x).toLong)), grown - 4L * f.length)
+      case Right(other) => throw new IllegalStateException(s"unexpected ${other.getClass}")
+      case Left(e) => (Left(e), grown)
+    }
+  }
 
   /** The reader's path: the page at `pad` inside a larger buffer, into a caller's array of `capacity`. */
   private def decodeEmbedded(b: Array[Byte], t: AlpType, pad: Int, capacity: Int, r: Random)
@@ -210,14 +221,9 @@ object AlpFuzz {
 
   /** Checks one mutated page; returns the failure, if any. */
   private def check(p: Page, b: Array[Byte], c: Counts, r: Random): Option[String] = {
-    val before = allocated()
-    val alone = decodeAlone(b, p.t)
-    val grown = allocated() - before
-    val outputBytes = alone.map(_.length.toLong * p.t.valueBytes).getOrElse(0L)
-    // decodeAlone's Array[Long] view of the output is 8 bytes a value, plus the output itself
-    val overhead = grown - alone.map(_.length * 8L).getOrElse(0L) - outputBytes
+    val (alone, overhead) = decodeAlone(b, p.t)
     c.maxAllocated = math.max(c.maxAllocated, overhead)
-    if (overhead > (1 << 20)) return Some(s"allocated $grown bytes for a ${b.length}-byte page")
+    if (overhead > (1 << 20)) return Some(s"allocated $overhead bytes beyond the output for a ${b.length}-byte page")
     // the reader's path, into a caller's array sized like the original page's num_elements
     val capacity = AlpCodec.readHeader(p.bytes, 0, p.bytes.length, p.t).numElements
     val embedded = decodeEmbedded(b, p.t, 1 + r.nextInt(16), capacity, r)
