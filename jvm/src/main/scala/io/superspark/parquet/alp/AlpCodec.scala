@@ -157,7 +157,7 @@ object AlpCodec {
   private def encodeVector(src: Source, from: Int, n: Int, e: Int, f: Int, enc: Array[Long],
       exc: Array[Boolean], out: Array[Byte], start: Int): Int = {
     val t = src.t
-    val exceptions = src.encode(from, n, e, f, enc, exc)
+    var exceptions = src.encode(from, n, e, f, enc, exc)
     // placeholder for exceptions: the first non-exception encoded value, or 0
     var placeholder = 0L
     var i = 0
@@ -179,7 +179,17 @@ object AlpCodec {
       enc(i) = d
       i += 1
     }
-    val width = AlpBitPacking.bitWidth(maxDelta)
+    var width = AlpBitPacking.bitWidth(maxDelta)
+    // A few values that happen to round-trip among many that do not (random doubles) widen
+    // every value's bits: when storing every value as an exception is smaller, do that.
+    if (AlpBitPacking.packedBytes(n, width).toLong + exceptions.toLong * (2 + t.valueBytes) >
+        n.toLong * (2 + t.valueBytes)) {
+      java.util.Arrays.fill(exc, 0, n, true)
+      java.util.Arrays.fill(enc, 0, n, 0L)
+      exceptions = n
+      min = 0
+      width = 0
+    }
     var pos = start
     out(pos) = e.toByte; out(pos + 1) = f.toByte
     putShort(out, pos + 2, exceptions)

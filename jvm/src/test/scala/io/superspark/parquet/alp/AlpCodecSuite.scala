@@ -124,6 +124,16 @@ class AlpCodecSuite extends AnyFunSuite {
     assert(const.length == 7 + 4 * 4 + 4 * 13)
   }
 
+  test("random doubles fall back to exceptions: at most 10 bytes a value plus the vector headers") {
+    val r = new Random(3)
+    val a = Array.fill(1 << 17)(r.nextDouble())
+    val page = roundTripD(a)
+    val vectors = a.length / 1024
+    assert(page.length <= 7 + vectors * (4 + 13) + a.length * 10, s"${page.length} bytes")
+    val f = Array.fill(1 << 17)(java.lang.Float.intBitsToFloat(r.nextInt()))
+    assert(roundTripF(f).length <= 7 + vectors * (4 + 9) + f.length * 6)
+  }
+
   test("property: generated doubles of many shapes round trip, any vector size") {
     val r = new Random(20261123)
     for (round <- 0 until 200) {
