@@ -7,7 +7,7 @@ import java.io.IOException
  * extension that points at it ([[AlpExtension]]) cannot be used. Offsets are byte offsets from
  * the start of the chunk (its first page header), or of the extension payload.
  */
-sealed abstract class AlpChunkErrorReason(val code: String) {
+sealed abstract class AlpChunkErrorReason(val code: String) extends Serializable {
   def offset: Long
   def message: String
   override def toString: String = s"$code at chunk offset $offset: $message"

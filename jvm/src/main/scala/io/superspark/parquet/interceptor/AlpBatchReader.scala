@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.BlockMetaData
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
@@ -12,7 +13,7 @@ import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapCol
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
-import io.superspark.parquet.alp.{AlpColumnReader, AlpType, AlpValues}
+import io.superspark.parquet.alp.{AlpChunkException, AlpColumnReader, AlpType, AlpValues, OrdinaryChunkReader}
 
 /**
  * The batches of Spark's vectorized reader (reading `plan.readSchema`, the required columns
@@ -24,7 +25,7 @@ import io.superspark.parquet.alp.{AlpColumnReader, AlpType, AlpValues}
  * line up with Spark's.
  */
 final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
-    partitionColumns: Int, capacity: Int, offHeap: Boolean, stream: SeekableInputStream, path: String,
+    partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, path: String,
     conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with AutoCloseable {
 
   private val blocks: Iterator[BlockMetaData] =
@@ -38,6 +39,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
   private var rgPos = 0
   private var rgLeft = 0L
   private var rows: Iterator[InternalRow] = Iterator.empty
+  private val stream: SeekableInputStream = file.newStream()
   private var pending = false
   private var finished = false
 
@@ -96,12 +98,20 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
     values = plan.columns.map { c =>
       val loc = c.chunks.getOrElse(key, throw new IllegalStateException(
         s"$path: row group at byte ${key._2} has no planned ALP data for ${c.name}"))
-      val v = AlpColumnReader.read({ (off, len) =>
+      var decoded = true
+      val v = try AlpColumnReader.read({ (off, len) =>
         val b = new Array[Byte](len); stream.seek(off); stream.readFully(b); b
-      }, loc, c.optional, conf, s"$path, column ${c.name}")
+      }, loc, c.optional, conf, s"$path, column ${c.name}") catch {
+        // the private form keeps the ordinary chunk: read it instead
+        case e: AlpChunkException if !loc.ratified =>
+          AlpBatchReader.logWarning(s"${e.getMessage}; reading the ordinary chunk")
+          metrics.alpFallbacks.add(1)
+          decoded = false
+          OrdinaryChunkReader.read(file, AlpReadPlan.blockKey(_) == key, c.name, loc.t, c.optional)
+      }
       if (v.rows != block.getRowCount) throw new IllegalStateException(
         s"$path, column ${c.name}: ALP chunk of ${v.rows} rows for a row group of ${block.getRowCount}")
-      metrics.alpChunks.add(1)
+      if (decoded) metrics.alpChunks.add(1)
       v
     }.toArray
     rgPos = 0
@@ -115,7 +125,9 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
   }
 }
 
-object AlpBatchReader {
+object AlpBatchReader extends org.apache.spark.internal.Logging {
+  override def logWarning(msg: => String): Unit = super.logWarning(msg)
+
   private lazy val readerField = {
     val f = classOf[SpecificParquetRecordReaderBase[_]].getDeclaredField("reader")
     f.setAccessible(true)

@@ -52,7 +52,8 @@ object AlpReadPlan extends Logging {
     if (candidates.isEmpty || FooterFiles.formOf(bytes) == FooterForm.Final) return None
     val refs = AlpFooter.scan(FooterFiles.thriftFooter(bytes))
     if (!refs.exists(r => r.isRatified || r.ourExtension.isDefined)) return None
-    val leaves = fileSchema.getColumns.asScala.toIndexedSeq
+    // leaves by the footer's own column order (the schema Spark gets may be projected)
+    val leaves = refs.filter(_.rowGroup == 0).sortBy(_.column).map(_.path)
     val byGroupKey = refs.groupBy(_.rowGroup).map { case (rg, rs) => rg -> rs.map(r => r.column -> r).toMap }
     val blocks = footer.getBlocks.asScala.toSeq
     val dataEnd = bytes.footerOffset
@@ -60,10 +61,11 @@ object AlpReadPlan extends Logging {
     var fallbacks = 0
     val columns = candidates.flatMap { i =>
       val field = required(i)
-      val leaf = leaves.indexWhere(c => c.getPath.length == 1 && norm(c.getPath()(0)) == norm(field.name))
-      if (leaf < 0) None
+      val leaf = leaves.indexWhere(p => p.length == 1 && norm(p.head) == norm(field.name))
+      val fileField = fileSchema.getFields.asScala.find(f => norm(f.getName) == norm(field.name))
+      if (leaf < 0 || fileField.isEmpty || !fileField.get.isPrimitive) None
       else {
-        val prim = leaves(leaf).getPrimitiveType
+        val prim = fileField.get.asPrimitiveType
         val wanted = if (field.dataType == DoubleType) "DOUBLE" else "FLOAT"
         val locations = blocks.map { b =>
           val key = blockKey(b)

@@ -198,7 +198,7 @@ object ParquetFooterScan {
               case Some(p) =>
                 vectorizedReader.enableReturningBatches()
                 new AlpBatchReader(vectorizedReader, p, requiredSchema, partitionSchema.length, capacity, offHeap,
-                  opened.inputFile.newStream(), file.toPath.toString, sharedConf, metrics, returningBatch)
+                  opened.inputFile, file.toPath.toString, sharedConf, metrics, returningBatch)
                   .asInstanceOf[Iterator[InternalRow]]
             }
           } catch {
