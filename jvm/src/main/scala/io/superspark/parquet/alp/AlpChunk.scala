@@ -57,6 +57,7 @@ final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncomp
  */
 object AlpChunk {
   final val AlpEncoding = 10
+  final val PlainEncoding = 0
   final val RleEncoding = 3
   final val DataPage = 0
   /** Rows per page written (64 ALP vectors of 1024). */
@@ -70,7 +71,18 @@ object AlpChunk {
 
   // ---------------------------------------------------------------- writing
 
-  def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes = {
+  def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
+    encodePages(v, compression, pageRows, AlpEncoding, alpBody)
+
+  /**
+   * The same values as ordinary PLAIN V1 data pages (what `alp-decode` writes): the layout
+   * above with encoding PLAIN (0) and the page's non-null values as little-endian IEEE-754.
+   */
+  def encodePlain(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
+    encodePages(v, compression, pageRows, PlainEncoding, (v, from, n) => withLevels(v, from, n, plainValues(v, from, n)))
+
+  private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int, encoding: Int,
+      body: (AlpValues, Int, Int) => Array[Byte]): AlpChunkBytes = {
     require(pageRows > 0, "pageRows must be positive")
     val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
     var pages = 0
@@ -78,20 +90,44 @@ object AlpChunk {
     var from = 0
     while (from < v.rows) {
       val n = math.min(pageRows, v.rows - from)
-      val body = pageBody(v, from, n)
-      val compressed = compression.compress(body)
-      val header = pageHeader(n, body.length, compressed.length)
+      val b = body(v, from, n)
+      val compressed = compression.compress(b)
+      val header = pageHeader(n, b.length, compressed.length, encoding)
       out.write(header)
       out.write(compressed)
-      uncompressed += header.length + body.length
+      uncompressed += header.length + b.length
       pages += 1
       from += n
     }
     AlpChunkBytes(out.toByteArray, pages, v.rows, uncompressed)
   }
 
-  private def pageBody(v: AlpValues, from: Int, n: Int): Array[Byte] = {
-    val levels = if (v.isOptional) definitionLevels(v.nulls, from, n) else Array.emptyByteArray
+  private def plainValues(v: AlpValues, from: Int, n: Int): Array[Byte] = {
+    val b = java.nio.ByteBuffer.allocate(n * v.t.valueBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    var i = from
+    while (i < from + n) {
+      if (v.nulls == null || !v.nulls(i)) {
+        if (v.t == AlpType.Double) b.putLong(java.lang.Double.doubleToRawLongBits(v.doubles(i)))
+        else b.putInt(java.lang.Float.floatToRawIntBits(v.floats(i)))
+      }
+      i += 1
+    }
+    java.util.Arrays.copyOf(b.array(), b.position())
+  }
+
+  /** `values` preceded by the page's definition levels when the column is optional. */
+  private def withLevels(v: AlpValues, from: Int, n: Int, values: Array[Byte]): Array[Byte] =
+    if (!v.isOptional) values
+    else {
+      val levels = definitionLevels(v.nulls, from, n)
+      val out = new Array[Byte](4 + levels.length + values.length)
+      putIntLE(out, 0, levels.length)
+      System.arraycopy(levels, 0, out, 4, levels.length)
+      System.arraycopy(values, 0, out, 4 + levels.length, values.length)
+      out
+    }
+
+  private def alpBody(v: AlpValues, from: Int, n: Int): Array[Byte] = {
     val alp = if (v.t == AlpType.Double) {
       if (v.isOptional) AlpCodec.encodeDoubles(dense(v.doubles, v.nulls, from, n))
       else AlpCodec.encodeDoubles(v.doubles, from, n)
@@ -99,14 +135,7 @@ object AlpChunk {
       if (v.isOptional) AlpCodec.encodeFloats(dense(v.floats, v.nulls, from, n))
       else AlpCodec.encodeFloats(v.floats, from, n)
     }
-    if (!v.isOptional) alp
-    else {
-      val out = new Array[Byte](4 + levels.length + alp.length)
-      putIntLE(out, 0, levels.length)
-      System.arraycopy(levels, 0, out, 4, levels.length)
-      System.arraycopy(alp, 0, out, 4 + levels.length, alp.length)
-      out
-    }
+    withLevels(v, from, n, alp)
   }
 
   private def dense(a: Array[Double], nulls: Array[Boolean], from: Int, n: Int): Array[Double] =
@@ -130,7 +159,7 @@ object AlpChunk {
     w.toByteArray
   }
 
-  private def pageHeader(rows: Int, uncompressed: Int, compressed: Int): Array[Byte] = {
+  private def pageHeader(rows: Int, uncompressed: Int, compressed: Int, encoding: Int): Array[Byte] = {
     val w = new ThriftCompactWriter(32)
     w.structBegin()
     w.i32Field(1, DataPage)
@@ -138,7 +167,7 @@ object AlpChunk {
     w.i32Field(3, compressed)
     w.structField(5)
     w.i32Field(1, rows)
-    w.i32Field(2, AlpEncoding)
+    w.i32Field(2, encoding)
     w.i32Field(3, RleEncoding)
     w.i32Field(4, RleEncoding)
     w.structEnd()

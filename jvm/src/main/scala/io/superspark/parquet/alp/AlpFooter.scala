@@ -34,6 +34,12 @@ final case class AlpChunkRef(rowGroup: Int, column: Int, path: Seq[String], phys
  * `encodings` entries of ratified chunks between ALP (10) and a placeholder.
  */
 object AlpFooter {
+  /**
+   * Key-value metadata naming the ALP form of a file superspark wrote: tells the scan to look
+   * for ALP data in the footer's column metadata (which parquet-java's footer objects drop).
+   */
+  val HintKey = "superspark.alp"
+
   // Thrift type ids as TProtocol reports them (TType is not in the shaded jar).
   private val I32: Byte = 8
   private val I64: Byte = 10

@@ -40,7 +40,7 @@ class AlpWriteSupport extends TaggedParquetWriteSupport {
         specList = ords.map(o => spec(schema, o, full.getSchema))
         buffers = specList.map(s => new ColumnBuffer(s.t, s.optional)).toArray
         val metadata = new java.util.HashMap[String, String](full.getExtraMetaData)
-        metadata.put(AlpWriteSupport.HintKey, form.name)
+        metadata.put(io.superspark.parquet.alp.AlpFooter.HintKey, form.name)
         if (form == AlpForm.Private) new WriteContext(full.getSchema, metadata)
         else {
           val kept = schema.indices.filterNot(ords.contains)
@@ -71,14 +71,6 @@ class AlpWriteSupport extends TaggedParquetWriteSupport {
 
   /** The values kept since the last call, one [[AlpValues]] per spec; empties the buffers. */
   def takeRowGroup(): Seq[AlpValues] = buffers.toSeq.map(_.take())
-}
-
-object AlpWriteSupport {
-  /**
-   * Key-value metadata naming the ALP form of a file superspark wrote: tells the scan to look
-   * for ALP data in the footer's column metadata (which parquet-java's footer objects drop).
-   */
-  val HintKey = "superspark.alp"
 }
 
 /** A growing buffer of one column's values and nulls. */

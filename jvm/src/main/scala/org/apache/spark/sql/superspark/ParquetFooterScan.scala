@@ -29,7 +29,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
 import io.superspark.parquet.footer.FooterFiles
-import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, AlpWriteSupport, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
+import io.superspark.parquet.alp.AlpFooter
+import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
   OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
@@ -166,7 +167,7 @@ object ParquetFooterScan {
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
 
         // Ours: the ALP plan of this file, when superspark wrote it with ALP columns.
-        val alpPlan = if (alpRead && footerFileMetaData.getKeyValueMetaData.containsKey(AlpWriteSupport.HintKey)) {
+        val alpPlan = if (alpRead && footerFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey)) {
           AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile), opened.footer,
             opened.fileSchema, requiredSchema, isCaseSensitive)
         } else None
