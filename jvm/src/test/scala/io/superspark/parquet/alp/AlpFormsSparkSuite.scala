@@ -150,6 +150,14 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     assert(e.getMessage.contains("tag"))
   }
 
+  test("DSv2 scans read both forms through the same reader") {
+    withSQLConf("spark.sql.sources.useV1SourceList" -> "avro,csv,json,kafka,orc,text") {
+      for (path <- Seq(privateForm, ratified); q <- queries.take(3)) {
+        assert(rows(q(spark.read.parquet(path))) == rows(q(spark.read.parquet(plain))))
+      }
+    }
+  }
+
   test("private form with the FlatBuffers footer extension") {
     val p = dir.resolve("private-footer").toString
     withSQLConf(FooterInterceptorConf.WriteKey -> "true") {
