@@ -26,13 +26,13 @@ object AlpDecodeRewrite {
   final case class Result(decoded: Int, dropped: Int, bytesBefore: Long, bytesAfter: Long)
 
   /** True when the file holds ALP data of either form. */
-  def hasAlp(thrift: Array[Byte]): Boolean = AlpFooter.scan(thrift).exists(r => r.isRatified || r.ourExtension.isDefined)
+  def hasAlp(footer: FooterBytes): Boolean = AlpFooterRefs.of(footer).exists(r => r.isRatified || r.ourExtension.isDefined)
 
   /** Rewrites `in` into `out` (may be `in`: written next to it, then moved into place). */
   def rewrite(in: Path, out: Path, conf: Configuration): Result = {
     val footer = FooterFiles.readFooter(in)
     val thrift = FooterFiles.thriftFooter(footer)
-    val refs = AlpFooter.scan(thrift).map(r => (r.rowGroup, r.column) -> r).toMap
+    val refs = AlpFooterRefs.of(footer).map(r => (r.rowGroup, r.column) -> r).toMap
     val masked = AlpFooter.maskAlpEncodings(thrift).getOrElse(thrift)
     val md = Util.readFileMetaData(new java.io.ByteArrayInputStream(masked))
     val schema = FooterReader.thrift(FooterBytes(in.toString, footer.fileLength, footer.footerOffset, masked))

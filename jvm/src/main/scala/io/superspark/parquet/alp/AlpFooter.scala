@@ -138,6 +138,43 @@ object AlpFooter {
     out.toByteArray
   }
 
+  // ---- the same extensions in the FlatBuffer footer's v1 extension slot ----
+
+  private val SlotEntry = 8 + AlpExtension.Size
+
+  /**
+   * The FlatBuffer footer's copy of the private form's column extensions (docs/alp.md): one
+   * entry of its extension slot named by [[AlpExtension.Uuid]], holding
+   * `[count u32][count x (row group u32, column u32, 50-byte extension payload)]`, little-endian;
+   * None when the footer has no extension of ours. Final-form (PAR3) files keep it there only.
+   */
+  def slotData(thrift: Array[Byte]): Option[Array[Byte]] = {
+    val ours = scan(thrift).flatMap(r => r.ourExtension.map(p => (r.rowGroup, r.column, p)))
+    if (ours.isEmpty) None
+    else {
+      val b = java.nio.ByteBuffer.allocate(4 + ours.size * SlotEntry).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+      b.putInt(ours.size)
+      ours.foreach { case (rg, col, p) => b.putInt(rg).putInt(col).put(p) }
+      Some(b.array())
+    }
+  }
+
+  /** The entries of [[slotData]]: (row group, column) -> payload; an error when the sizes disagree. */
+  def parseSlot(data: Array[Byte]): Map[(Int, Int), Array[Byte]] = {
+    val b = java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    if (data.length < 4) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes"))
+    val n = b.getInt()
+    if (n < 0 || 4L + n.toLong * SlotEntry != data.length) {
+      throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes for $n entries"))
+    }
+    (0 until n).map { _ =>
+      val key = (b.getInt(), b.getInt())
+      val p = new Array[Byte](AlpExtension.Size)
+      b.get(p)
+      key -> p
+    }.toMap
+  }
+
   /** Zigzag varint bytes of small encoding values. */
   private def zigzag(v: Int): Byte = (v << 1).toByte
 

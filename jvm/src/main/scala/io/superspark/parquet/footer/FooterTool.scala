@@ -44,7 +44,7 @@ object FooterTool {
   private def alpDecodeFile(p: Path, out: Option[Path]): JMap[String, Any] = {
     val footer = FooterFiles.readFooter(p)
     out.foreach(o => Option(o.toAbsolutePath.getParent).foreach(Files.createDirectories(_)))
-    if (!io.superspark.parquet.alp.AlpDecodeRewrite.hasAlp(FooterFiles.thriftFooter(footer))) {
+    if (!io.superspark.parquet.alp.AlpDecodeRewrite.hasAlp(footer)) {
       out.foreach(o => Files.copy(p, o, java.nio.file.StandardCopyOption.REPLACE_EXISTING))
       result(out.getOrElse(p), "unchanged", "source" -> p.toString)
     } else {

@@ -9,8 +9,8 @@ import org.apache.parquet.schema.{MessageType, Type}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
-import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooter}
-import io.superspark.parquet.footer.{FooterBytes, FooterFiles, FooterForm}
+import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooterRefs}
+import io.superspark.parquet.footer.FooterBytes
 
 /**
  * One required column read through ALP: its position in the scan's required schema, its leaf
@@ -49,8 +49,8 @@ object AlpReadPlan extends Logging {
       val t = required(i).dataType
       (t == FloatType || t == DoubleType) && !ParquetLogicalTypes.isFloat16Column(required(i))
     }
-    if (candidates.isEmpty || FooterFiles.formOf(bytes) == FooterForm.Final) return None
-    val refs = AlpFooter.scan(FooterFiles.thriftFooter(bytes))
+    if (candidates.isEmpty) return None
+    val refs = AlpFooterRefs.of(bytes)
     if (!refs.exists(r => r.isRatified || r.ourExtension.isDefined)) return None
     // leaves by the footer's own column order (the schema Spark gets may be projected)
     val leaves = refs.filter(_.rowGroup == 0).sortBy(_.column).map(_.path)

@@ -15,8 +15,9 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.alp.{AlpChunkWriter, AlpForm, ParquetPageCompression}
-import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, UnrepresentableFooterException}
+import io.superspark.parquet.alp.{AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
+import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, ThriftToFlatBuffer,
+  UnrepresentableFooterException}
 
 /** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
 class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
@@ -166,7 +167,10 @@ object TailHoldingStream extends Logging {
       System.arraycopy(newTail, 0, out, footerStart.toInt, newTail.length)
       out
     }
-    try replaced(FooterFiles.tailFor(path, thrift, form)) catch {
+    // the ALP forms' column extensions, copied into the FlatBuffer's extension slot (docs/alp.md)
+    val extensions = if (patch.isEmpty) Nil
+      else AlpFooter.slotData(thrift).map(ThriftToFlatBuffer.FooterExtension(AlpExtension.Uuid, _)).toSeq
+    try replaced(FooterFiles.tailFor(path, thrift, form, extensions)) catch {
       case e: UnrepresentableFooterException =>
         logWarning(s"$path: written as a plain Parquet file, not in the $form footer form: ${e.reason}")
         replaced(FooterFiles.withLengthAndMagic(thrift))

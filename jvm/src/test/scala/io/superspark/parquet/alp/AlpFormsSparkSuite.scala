@@ -8,7 +8,7 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.FooterFiles
+import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
 import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
 
 /**
@@ -158,12 +158,32 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     }
   }
 
-  test("private form with the FlatBuffers footer extension") {
-    val p = dir.resolve("private-footer").toString
-    withSQLConf(FooterInterceptorConf.WriteKey -> "true") {
-      write(data, p, "alpColumns" -> "price,reading")
+  test("private form with the FlatBuffers footer: extensions carried in its slot, read in every footer form") {
+    for (form <- Seq("private", "intermediate", "final")) {
+      val p = dir.resolve(s"private-footer-$form").toString
+      withSQLConf(FooterInterceptorConf.WriteKey -> "true", FooterInterceptorConf.FormKey -> form) {
+        write(data, p, "alpColumns" -> "price,reading")
+      }
+      parquetFiles(p).foreach { f =>
+        val footer = FooterFiles.readFooter(f)
+        assert(FooterFiles.formOf(footer).name == form)
+        // the FlatBuffer's slot holds the same extensions as the Thrift ColumnMetaData
+        val fromSlot = FooterLayout.locate(footer) match {
+          case FooterLayout.Present(ext) =>
+            val fb = io.superspark.parquet.footer.fbs.FileMetaData.getRootAsFileMetaData(
+              java.nio.ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice())
+            val e = fb.extensions(0)
+            assert(fb.extensionsLength() == 1 && e.uuid().msb() == AlpExtension.Uuid.getMostSignificantBits)
+            val d = e.dataAsByteBuffer(); val a = new Array[Byte](d.remaining); d.get(a)
+            AlpFooter.parseSlot(a)
+          case other => fail(s"$f: $other")
+        }
+        val refs = AlpFooterRefs.of(footer)
+        assert(refs.filter(_.ourExtension.isDefined).map(r => (r.rowGroup, r.column)).toSet == fromSlot.keySet)
+        assert(fromSlot.size == 2 * refs.map(_.rowGroup).distinct.size)
+      }
+      assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
+      assert(alpMetrics(spark.read.parquet(p).select("price"))._1 > 0, form)
     }
-    assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
-    assert(alpMetrics(spark.read.parquet(p).select("price"))._1 > 0)
   }
 }
