@@ -1,14 +1,8 @@
 package io.superspark.parquet.alp
 
-import java.io.ByteArrayInputStream
-
 import scala.collection.mutable
 
-import shaded.parquet.org.apache.thrift.TConfiguration
-import shaded.parquet.org.apache.thrift.protocol.{TCompactProtocol, TProtocolUtil}
-import shaded.parquet.org.apache.thrift.transport.TIOStreamTransport
-
-import io.superspark.parquet.footer.{FooterLayout, ThriftFields}
+import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
 
 /**
  * One column chunk of a Thrift footer as the ALP forms see it. `metaStop`: offset of the
@@ -40,40 +34,14 @@ object AlpFooter {
    */
   val HintKey = "superspark.alp"
 
-  // Thrift type ids as TProtocol reports them (TType is not in the shaded jar).
-  private val I32: Byte = 8
-  private val I64: Byte = 10
-  private val Binary: Byte = 11
-  private val Struct: Byte = 12
-  private val List: Byte = 15
+  import ThriftWalker.{Binary, I32, I64, List, Struct}
 
   /** Every column chunk of the footer, in row-group then column order. */
   def scan(thrift: Array[Byte]): IndexedSeq[AlpChunkRef] = {
-    val conf = new TConfiguration(Int.MaxValue, TConfiguration.DEFAULT_MAX_FRAME_SIZE, TConfiguration.DEFAULT_RECURSION_DEPTH)
-    val in = new ByteArrayInputStream(thrift)
-    val p = new TCompactProtocol(new TIOStreamTransport(conf, in))
-    def pos: Int = thrift.length - in.available()
+    val w = new ThriftWalker(thrift)
+    import w.{fields, list, pos}
+    val p = w.protocol
     val out = IndexedSeq.newBuilder[AlpChunkRef]
-
-    /** Walks a struct; `each` reads a field and returns true, or false to have it skipped. Returns the stop byte's offset. */
-    def fields(each: (Short, Byte) => Boolean): Int = {
-      p.readStructBegin()
-      var stop = -1
-      while (stop < 0) {
-        val at = pos
-        val f = p.readFieldBegin()
-        if (f.`type` == 0) stop = at
-        else { if (!each(f.id, f.`type`)) TProtocolUtil.skip(p, f.`type`); p.readFieldEnd() }
-      }
-      p.readStructEnd()
-      stop
-    }
-    def list(each: Int => Unit): Unit = {
-      val l = p.readListBegin()
-      var i = 0
-      while (i < l.size) { each(i); i += 1 }
-      p.readListEnd()
-    }
 
     fields {
       case (4, List) =>
