@@ -34,7 +34,7 @@ object AlpFooter {
    */
   val HintKey = "superspark.alp"
 
-  import ThriftWalker.{Binary, I32, I64, List, Struct}
+  import ThriftWalker.{Binary, I32, I64, List}
 
   /** Every column chunk of the footer, in row-group then column order. */
   def scan(thrift: Array[Byte]): IndexedSeq[AlpChunkRef] = {
@@ -43,43 +43,26 @@ object AlpFooter {
     val p = w.protocol
     val out = IndexedSeq.newBuilder[AlpChunkRef]
 
-    fields {
-      case (4, List) =>
-        list { rg =>
-          fields {
-            case (1, List) =>
-              list { col =>
-                fields {
-                  case (3, Struct) =>
-                    var tpe = -1; var codec = -1; var numValues = -1L; var compressed = -1L; var dataPage = -1L; var dict = -1L
-                    val path = mutable.ArrayBuffer.empty[String]
-                    val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
-                    var ext: Option[Array[Byte]] = None
-                    val stop = fields {
-                      case (1, I32) => tpe = p.readI32(); true
-                      case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
-                      case (3, List) => list { _ => path += p.readString() }; true
-                      case (4, I32) => codec = p.readI32(); true
-                      case (5, I64) => numValues = p.readI64(); true
-                      case (7, I64) => compressed = p.readI64(); true
-                      case (9, I64) => dataPage = p.readI64(); true
-                      case (11, I64) => dict = p.readI64(); true
-                      case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
-                        val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
-                      case _ => false
-                    }
-                    out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,
-                      encodings.toSeq, ext)
-                    true
-                  case _ => false
-                }
-              }
-              true
-            case _ => false
-          }
-        }
-        true
-      case _ => false
+    w.columnMetaData { (rg, col) =>
+      var tpe = -1; var codec = -1; var numValues = -1L; var compressed = -1L; var dataPage = -1L; var dict = -1L
+      val path = mutable.ArrayBuffer.empty[String]
+      val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
+      var ext: Option[Array[Byte]] = None
+      val stop = fields {
+        case (1, I32) => tpe = p.readI32(); true
+        case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
+        case (3, List) => list { _ => path += p.readString() }; true
+        case (4, I32) => codec = p.readI32(); true
+        case (5, I64) => numValues = p.readI64(); true
+        case (7, I64) => compressed = p.readI64(); true
+        case (9, I64) => dataPage = p.readI64(); true
+        case (11, I64) => dict = p.readI64(); true
+        case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
+          val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
+        case _ => false
+      }
+      out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,
+        encodings.toSeq, ext)
     }
     out.result()
   }

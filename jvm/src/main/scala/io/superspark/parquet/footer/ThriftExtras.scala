@@ -26,32 +26,17 @@ object ThriftExtras {
     def fields(each: (Short, Byte) => Boolean): Unit = w.fields(each)
     def structs(each: Int => Unit): Unit = w.list(each)
 
-    fields {
-      case (4, List) => // row_groups
-        structs { r =>
+    w.columnMetaData({ (r, c) =>
+      fields {
+        case (12, Struct) => // statistics
           fields {
-            case (1, List) => // columns
-              structs { c =>
-                fields {
-                  case (3, Struct) => // meta_data
-                    fields {
-                      case (12, Struct) => // statistics
-                        fields {
-                          case (9, I64) => nan += ((r, c) -> p.readI64()); true
-                          case _ => false
-                        }
-                        true
-                      case _ => false
-                    }
-                    true
-                  case _ => false
-                }
-              }
-              true
+            case (9, I64) => nan += ((r, c) -> p.readI64()); true
             case _ => false
           }
-        }
-        true
+          true
+        case _ => false
+      }
+    }, {
       case (7, List) => // column_orders
         structs { _ =>
           var id: Short = 0
@@ -60,7 +45,7 @@ object ThriftExtras {
         }
         true
       case _ => false
-    }
+    })
     ThriftExtras(nan.result(), orders.result())
   }
 }

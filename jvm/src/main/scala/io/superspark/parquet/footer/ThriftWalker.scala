@@ -35,6 +35,33 @@ final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
     stop
   }
 
+  /**
+   * Walks a `FileMetaData` struct: `meta(rowGroup, column)` is called at each
+   * `ColumnChunk.meta_data` (`ColumnMetaData`) and must walk it (with `fields`); `other`
+   * reads or skips (false) the other top-level fields.
+   */
+  def columnMetaData(meta: (Int, Int) => Unit, other: (Short, Byte) => Boolean = (_, _) => false): Unit = {
+    import ThriftWalker.{List, Struct}
+    fields {
+      case (4, List) => // row_groups
+        list { rg =>
+          fields {
+            case (1, List) => // columns
+              list { col =>
+                fields {
+                  case (3, Struct) => meta(rg, col); true
+                  case _ => false
+                }
+              }
+              true
+            case _ => false
+          }
+        }
+        true
+      case (id, tpe) => other(id, tpe)
+    }
+  }
+
   def list(each: Int => Unit): Unit = {
     val l = protocol.readListBegin()
     var i = 0
