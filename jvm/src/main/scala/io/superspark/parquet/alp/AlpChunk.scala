@@ -1,13 +1,7 @@
 package io.superspark.parquet.alp
 
-import java.io.ByteArrayInputStream
-
-import shaded.parquet.org.apache.thrift.TConfiguration
-import shaded.parquet.org.apache.thrift.protocol.{TCompactProtocol, TProtocolUtil}
-import shaded.parquet.org.apache.thrift.transport.TIOStreamTransport
-
 import io.superspark.parquet.alp.AlpChunkErrorReason._
-import io.superspark.parquet.footer.ThriftCompactWriter
+import io.superspark.parquet.footer.{ThriftCompactWriter, ThriftWalker}
 
 /**
  * The values of one flat FLOAT or DOUBLE column over some rows: `doubles` or `floats` (per
@@ -248,21 +242,19 @@ object AlpChunk {
     try {
       val h = AlpCodec.readHeader(body, alpAt, alpLen, out.t)
       if (h.numElements != present) fail(CountMismatch(bodyOffset + alpAt + 3, "ALP num_elements", h.numElements, present))
-      if (out.t == AlpType.Double) {
-        if (present == n) AlpCodec.decodeDoubles(body, alpAt, alpLen, out.doubles, at)
-        else {
-          val tmp = new Array[Double](present)
-          AlpCodec.decodeDoubles(body, alpAt, alpLen, tmp, 0)
-          var i = 0; var j = 0
-          while (i < n) { if (!out.nulls(at + i)) { out.doubles(at + i) = tmp(j); j += 1 }; i += 1 }
-        }
-      } else {
-        if (present == n) AlpCodec.decodeFloats(body, alpAt, alpLen, out.floats, at)
-        else {
-          val tmp = new Array[Float](present)
-          AlpCodec.decodeFloats(body, alpAt, alpLen, tmp, 0)
-          var i = 0; var j = 0
-          while (i < n) { if (!out.nulls(at + i)) { out.floats(at + i) = tmp(j); j += 1 }; i += 1 }
+      // straight into `out` without nulls, else densely, then spread over the non-null rows
+      val dense = if (present == n) out else AlpValues.allocate(out.t, present, optional = false)
+      val to = if (present == n) at else 0
+      if (out.t == AlpType.Double) AlpCodec.decodeDoubles(body, alpAt, alpLen, dense.doubles, to)
+      else AlpCodec.decodeFloats(body, alpAt, alpLen, dense.floats, to)
+      if (dense ne out) {
+        var i = 0; var j = 0
+        while (i < n) {
+          if (!out.nulls(at + i)) {
+            if (out.t == AlpType.Double) out.doubles(at + i) = dense.doubles(j) else out.floats(at + i) = dense.floats(j)
+            j += 1
+          }
+          i += 1
         }
       }
     } catch {
@@ -324,9 +316,9 @@ object AlpChunk {
   }
 
   private def readHeader(buf: Array[Byte], pos: Int, avail: Int, at: Long): Header = {
-    val conf = new TConfiguration(avail, avail, 8)
-    val in = new ByteArrayInputStream(buf, pos, avail)
-    val p = new TCompactProtocol(new TIOStreamTransport(conf, in))
+    import ThriftWalker.{I32, Struct}
+    val w = new ThriftWalker(buf, pos, avail)
+    val p = w.protocol
     var pageType = -1
     var uncompressed = -1L
     var compressed = -1L
@@ -334,24 +326,12 @@ object AlpChunk {
     var encoding = -1
     var defEncoding = -1
     try {
-      def fields(each: (Short, Byte) => Boolean): Unit = {
-        p.readStructBegin()
-        var done = false
-        while (!done) {
-          val f = p.readFieldBegin()
-          if (f.`type` == 0) done = true
-          else { if (!each(f.id, f.`type`)) TProtocolUtil.skip(p, f.`type`); p.readFieldEnd() }
-        }
-        p.readStructEnd()
-      }
-      val I32: Byte = 8
-      val Struct: Byte = 12
-      fields {
+      w.fields {
         case (1, I32) => pageType = p.readI32(); true
         case (2, I32) => uncompressed = p.readI32().toLong; true
         case (3, I32) => compressed = p.readI32().toLong; true
         case (5, Struct) =>
-          fields {
+          w.fields {
             case (1, I32) => numValues = p.readI32().toLong; true
             case (2, I32) => encoding = p.readI32(); true
             case (3, I32) => defEncoding = p.readI32(); true
@@ -365,7 +345,7 @@ object AlpChunk {
     }
     if (pageType < 0 || uncompressed < 0 || compressed < 0) fail(BadPageHeader(at, "a required field is missing"))
     if (pageType == DataPage && (numValues < 0 || encoding < 0)) fail(BadPageHeader(at, "data_page_header is missing"))
-    Header(avail - in.available(), pageType, uncompressed, compressed, numValues, encoding, defEncoding)
+    Header(w.pos, pageType, uncompressed, compressed, numValues, encoding, defEncoding)
   }
 
   private def fail(reason: AlpChunkErrorReason): Nothing = throw new AlpChunkException(reason)

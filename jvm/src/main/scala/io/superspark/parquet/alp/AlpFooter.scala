@@ -1,14 +1,8 @@
 package io.superspark.parquet.alp
 
-import java.io.ByteArrayInputStream
-
 import scala.collection.mutable
 
-import shaded.parquet.org.apache.thrift.TConfiguration
-import shaded.parquet.org.apache.thrift.protocol.{TCompactProtocol, TProtocolUtil}
-import shaded.parquet.org.apache.thrift.transport.TIOStreamTransport
-
-import io.superspark.parquet.footer.{FooterLayout, ThriftFields}
+import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
 
 /**
  * One column chunk of a Thrift footer as the ALP forms see it. `metaStop`: offset of the
@@ -40,78 +34,35 @@ object AlpFooter {
    */
   val HintKey = "superspark.alp"
 
-  // Thrift type ids as TProtocol reports them (TType is not in the shaded jar).
-  private val I32: Byte = 8
-  private val I64: Byte = 10
-  private val Binary: Byte = 11
-  private val Struct: Byte = 12
-  private val List: Byte = 15
+  import ThriftWalker.{Binary, I32, I64, List}
 
   /** Every column chunk of the footer, in row-group then column order. */
   def scan(thrift: Array[Byte]): IndexedSeq[AlpChunkRef] = {
-    val conf = new TConfiguration(Int.MaxValue, TConfiguration.DEFAULT_MAX_FRAME_SIZE, TConfiguration.DEFAULT_RECURSION_DEPTH)
-    val in = new ByteArrayInputStream(thrift)
-    val p = new TCompactProtocol(new TIOStreamTransport(conf, in))
-    def pos: Int = thrift.length - in.available()
+    val w = new ThriftWalker(thrift)
+    import w.{fields, list, pos}
+    val p = w.protocol
     val out = IndexedSeq.newBuilder[AlpChunkRef]
 
-    /** Walks a struct; `each` reads a field and returns true, or false to have it skipped. Returns the stop byte's offset. */
-    def fields(each: (Short, Byte) => Boolean): Int = {
-      p.readStructBegin()
-      var stop = -1
-      while (stop < 0) {
-        val at = pos
-        val f = p.readFieldBegin()
-        if (f.`type` == 0) stop = at
-        else { if (!each(f.id, f.`type`)) TProtocolUtil.skip(p, f.`type`); p.readFieldEnd() }
+    w.columnMetaData { (rg, col) =>
+      var tpe = -1; var codec = -1; var numValues = -1L; var compressed = -1L; var dataPage = -1L; var dict = -1L
+      val path = mutable.ArrayBuffer.empty[String]
+      val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
+      var ext: Option[Array[Byte]] = None
+      val stop = fields {
+        case (1, I32) => tpe = p.readI32(); true
+        case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
+        case (3, List) => list { _ => path += p.readString() }; true
+        case (4, I32) => codec = p.readI32(); true
+        case (5, I64) => numValues = p.readI64(); true
+        case (7, I64) => compressed = p.readI64(); true
+        case (9, I64) => dataPage = p.readI64(); true
+        case (11, I64) => dict = p.readI64(); true
+        case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
+          val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
+        case _ => false
       }
-      p.readStructEnd()
-      stop
-    }
-    def list(each: Int => Unit): Unit = {
-      val l = p.readListBegin()
-      var i = 0
-      while (i < l.size) { each(i); i += 1 }
-      p.readListEnd()
-    }
-
-    fields {
-      case (4, List) =>
-        list { rg =>
-          fields {
-            case (1, List) =>
-              list { col =>
-                fields {
-                  case (3, Struct) =>
-                    var tpe = -1; var codec = -1; var numValues = -1L; var compressed = -1L; var dataPage = -1L; var dict = -1L
-                    val path = mutable.ArrayBuffer.empty[String]
-                    val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
-                    var ext: Option[Array[Byte]] = None
-                    val stop = fields {
-                      case (1, I32) => tpe = p.readI32(); true
-                      case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
-                      case (3, List) => list { _ => path += p.readString() }; true
-                      case (4, I32) => codec = p.readI32(); true
-                      case (5, I64) => numValues = p.readI64(); true
-                      case (7, I64) => compressed = p.readI64(); true
-                      case (9, I64) => dataPage = p.readI64(); true
-                      case (11, I64) => dict = p.readI64(); true
-                      case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
-                        val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
-                      case _ => false
-                    }
-                    out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,
-                      encodings.toSeq, ext)
-                    true
-                  case _ => false
-                }
-              }
-              true
-            case _ => false
-          }
-        }
-        true
-      case _ => false
+      out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,
+        encodings.toSeq, ext)
     }
     out.result()
   }
