@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: fuzz-footer setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: fuzz-footer fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -59,3 +59,15 @@ bench-sb: setup
 # 1,000-input slice (FooterFuzzSuite).
 fuzz-footer: setup
 	./dev/sbt "Test/runMain io.superspark.parquet.footer.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
+
+# Seeded mutation fuzzer of the ALP page decoder (AlpFuzz): FUZZ_N inputs (default 100000),
+# FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a
+# 20,000-input slice (AlpFuzzSuite).
+fuzz-alp: setup
+	./dev/sbt "Test/runMain io.superspark.parquet.alp.AlpFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
+
+# ALP benchmark (bench/alp/run.py): ALP page bytes vs PLAIN+snappy, PLAIN+zstd, BYTE_STREAM_SPLIT+zstd,
+# codec decode speed, Spark sum(col) scans; prints ratio= lines, writes docs/alp-bench.png.
+# BENCH_N (default 10,000,000 values a column), BENCH_REPEATS (5), BENCH_PARTS (bytes,decode,scan).
+bench-alp: setup
+	.venv/bin/python bench/alp/run.py

@@ -28,6 +28,7 @@ Command line::
     python -m superspark.footer verify [--json] PATH...
     python -m superspark.footer migrate --to private|intermediate|final|plain [--output OUT] PATH...
     python -m superspark.footer roundtrip [--json] PATH...
+    python -m superspark.footer alp-decode [--output OUT] PATH...   (ALP chunks -> PLAIN, docs/alp.md)
 
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
 extension); 2 (``verify`` only) some file has no extension and none failed; 64 usage error.
@@ -42,7 +43,7 @@ import subprocess
 import sys
 from typing import Iterable, List, Optional, Sequence, Union
 
-__all__ = ["inspect", "add", "strip", "verify", "migrate", "roundtrip", "FORMS", "main"]
+__all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "FORMS", "main"]
 
 #: The footer forms ``migrate`` writes (docs/parquet-footer.md, "Forms").
 FORMS = ("private", "intermediate", "final", "plain")
@@ -154,6 +155,17 @@ def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] 
     return _call("migrate", paths, None if output is None else os.fspath(output), to)
 
 
+def alp_decode(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+    """Rewrites each file holding ALP data (``docs/alp.md``) so that every Parquet reader opens
+    it: ratified ALP chunks (``Encoding`` ALP = 10) become PLAIN chunks with the same codec and
+    statistics, the private form's ALP chunks and their extensions are dropped, other chunks
+    are copied byte for byte; the footer is written plain (page indexes and bloom filters are
+    not carried over). In place or into ``output`` as for :func:`add`. Status ``decoded``
+    (with ``alp_chunks_decoded``, ``private_alp_dropped``, ``bytes_before``/``bytes_after``),
+    ``unchanged`` (no ALP data) or ``error``."""
+    return _call("alpDecode", paths, None if output is None else os.fspath(output))
+
+
 def roundtrip(*paths: PathArg) -> List[dict]:
     """Per file: converts its Thrift footer to the FlatBuffer and back. ``exact`` (the same
     bytes), ``equivalent`` (other bytes, same Thrift objects and same parquet-java metadata),
@@ -194,7 +206,10 @@ def _print_inspect(r: dict) -> None:
 def _print_change(r: dict) -> None:
     status = r["status"]
     detail = ""
-    if status in ("added", "stripped", "unchanged", "migrated"):
+    if status == "decoded":
+        detail = (f" ({r['alp_chunks_decoded']} ALP chunks to PLAIN, {r['private_alp_dropped']} private ALP chunks "
+                  f"dropped, {_size(r['bytes_before'])} -> {_size(r['bytes_after'])})")
+    elif status in ("added", "stripped", "unchanged", "migrated"):
         parts = [f"{r['from']} -> {r['to']}"] if r.get("to") else []
         if r.get("thrift_bytes") is not None:
             parts.append(f"thrift {_size(r.get('thrift_bytes'))}")
@@ -237,7 +252,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("paths", nargs="+", metavar="PATH")
     for name, help_text in [("add", "add the extension (rewrites only the footer)"),
-                            ("strip", "remove the extension (byte-identical to before add)")]:
+                            ("strip", "remove the extension (byte-identical to before add)"),
+                            ("alp-decode", "turn ALP chunks into PLAIN ones and drop private ALP data (docs/alp.md)")]:
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--output", "-o", help="write here instead of in place")
         p.add_argument("--json", action="store_true", help="print JSON")
@@ -254,6 +270,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.command in ("add", "strip"):
             results = globals()[args.command](args.paths, output=args.output)
+        elif args.command == "alp-decode":
+            results = alp_decode(args.paths, output=args.output)
         elif args.command == "migrate":
             results = migrate(args.paths, to=args.to, output=args.output)
         else:

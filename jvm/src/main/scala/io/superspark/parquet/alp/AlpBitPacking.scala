@@ -28,14 +28,38 @@ object AlpBitPacking {
     end
   }
 
-  /** Unpacks `count` values of `bitWidth` bits starting at `pos` (the caller checked the bounds). */
+  @inline private def word(in: Array[Byte], at: Int): Long = LittleEndianWords.get(in, at)
+
+  /**
+   * Unpacks `count` values of `bitWidth` bits starting at `pos` (the caller checked the bounds).
+   * One unaligned 64-bit load a value (two for widths over 56 whose bits straddle it) while a
+   * whole word remains in `in`; bytes past the packed data but inside `in` are read and masked
+   * off. The last values, within 8 bytes of the array's end, are gathered byte by byte.
+   */
   def unpack(in: Array[Byte], pos: Int, count: Int, bitWidth: Int, out: Array[Long]): Unit = {
     if (bitWidth == 0) { java.util.Arrays.fill(out, 0, count, 0L); return }
     val mask = if (bitWidth == 64) -1L else (1L << bitWidth) - 1
-    var bit = 0L
+    val lastWord = in.length - 8
+    var bit = pos.toLong << 3
     var i = 0
+    if (bitWidth <= 56) {
+      while (i < count && (bit >>> 3) <= lastWord) {
+        out(i) = (word(in, (bit >>> 3).toInt) >>> (bit & 7).toInt) & mask
+        bit += bitWidth
+        i += 1
+      }
+    } else {
+      while (i < count && (bit >>> 3) + 8 <= lastWord) {
+        val idx = (bit >>> 3).toInt
+        val off = (bit & 7).toInt
+        val lo = word(in, idx) >>> off
+        out(i) = (if (off + bitWidth > 64) lo | (word(in, idx + 8) << (64 - off)) else lo) & mask
+        bit += bitWidth
+        i += 1
+      }
+    }
     while (i < count) {
-      var idx = pos + (bit >>> 3).toInt
+      var idx = (bit >>> 3).toInt
       val off = (bit & 7).toInt
       var acc = (in(idx) & 0xffL) >>> off
       var got = 8 - off

@@ -157,7 +157,7 @@ object AlpCodec {
   private def encodeVector(src: Source, from: Int, n: Int, e: Int, f: Int, enc: Array[Long],
       exc: Array[Boolean], out: Array[Byte], start: Int): Int = {
     val t = src.t
-    val exceptions = src.encode(from, n, e, f, enc, exc)
+    var exceptions = src.encode(from, n, e, f, enc, exc)
     // placeholder for exceptions: the first non-exception encoded value, or 0
     var placeholder = 0L
     var i = 0
@@ -179,7 +179,17 @@ object AlpCodec {
       enc(i) = d
       i += 1
     }
-    val width = AlpBitPacking.bitWidth(maxDelta)
+    var width = AlpBitPacking.bitWidth(maxDelta)
+    // A few values that happen to round-trip among many that do not (random doubles) widen
+    // every value's bits: when storing every value as an exception is smaller, do that.
+    if (AlpBitPacking.packedBytes(n, width).toLong + exceptions.toLong * (2 + t.valueBytes) >
+        n.toLong * (2 + t.valueBytes)) {
+      java.util.Arrays.fill(exc, 0, n, true)
+      java.util.Arrays.fill(enc, 0, n, 0L)
+      exceptions = n
+      min = 0
+      width = 0
+    }
     var pos = start
     out(pos) = e.toByte; out(pos + 1) = f.toByte
     putShort(out, pos + 2, exceptions)
@@ -229,15 +239,27 @@ object AlpCodec {
     h
   }
 
+  /**
+   * Checks the whole page layout (header, every vector's offset, header and size) against the
+   * `len` bytes at `off` without decoding a value. A page that passes cannot make a decoder
+   * read outside it, so its num_elements is safe to size an output array from.
+   */
+  def checkLayout(buf: Array[Byte], off: Int, len: Int, t: AlpType): PageHeader = {
+    require(off >= 0 && len >= 0 && off.toLong + len <= buf.length, "ALP data outside the buffer")
+    val h = readHeader(buf, off, len, t)
+    walk(buf, off, len, h, t, null)
+    h
+  }
+
   def decodeDoubles(buf: Array[Byte]): Array[Double] = {
-    val h = readHeader(buf, 0, buf.length, AlpType.Double)
+    val h = checkLayout(buf, 0, buf.length, AlpType.Double)
     val out = new Array[Double](h.numElements)
     decodeDoubles(buf, 0, buf.length, out, 0)
     out
   }
 
   def decodeFloats(buf: Array[Byte]): Array[Float] = {
-    val h = readHeader(buf, 0, buf.length, AlpType.Float)
+    val h = checkLayout(buf, 0, buf.length, AlpType.Float)
     val out = new Array[Float](h.numElements)
     decodeFloats(buf, 0, buf.length, out, 0)
     out
@@ -283,10 +305,20 @@ object AlpCodec {
     val h = readHeader(buf, off, len, t)
     val n = h.numElements
     if (n > sink.capacity) fail(BadElementCount(3, n, s"more than the ${sink.capacity} values expected"))
+    // the layout first: a page with a bad vector anywhere writes nothing into `out`, and fails
+    // with the same reason as the convenience decoders that check it before allocating
+    walk(buf, off, len, h, t, null)
+    walk(buf, off, len, h, t, sink)
+    n
+  }
+
+  /** Checks every vector of the page in order and, when `sink` is not null, decodes it into `sink`. */
+  private def walk(buf: Array[Byte], off: Int, len: Int, h: PageHeader, t: AlpType, sink: Sink): Unit = {
+    val n = h.numElements
     val vectors = h.vectors
     val body = off + HeaderBytes // offsets are relative to here
     val bodyLen = len - HeaderBytes
-    val deltas = new Array[Long](math.min(h.vectorSize, n))
+    val deltas = if (sink == null) null else new Array[Long](math.min(h.vectorSize, n))
     var expected = 4L * vectors
     var v = 0
     while (v < vectors) {
@@ -294,15 +326,17 @@ object AlpCodec {
       if (o != expected) fail(BadVectorOffset(HeaderBytes + 4L * v, v, o, expected))
       val at = v * h.vectorSize
       val count = math.min(h.vectorSize, n - at)
-      expected = o + decodeVector(buf, body, bodyLen, o.toInt, count, t, sink, at, deltas)
+      expected = o + vector(buf, body, bodyLen, o.toInt, count, t, sink, at, deltas)
       v += 1
     }
     if (expected != bodyLen) fail(TrailingBytes(HeaderBytes + expected, bodyLen - expected))
-    n
   }
 
-  /** Decodes one vector at `body + start`; returns its size in bytes. */
-  private def decodeVector(buf: Array[Byte], body: Int, bodyLen: Int, start: Int, n: Int, t: AlpType,
+  /**
+   * Checks the header and size of the vector at `body + start` and, when `sink` is not null,
+   * decodes it; returns its size in bytes.
+   */
+  private def vector(buf: Array[Byte], body: Int, bodyLen: Int, start: Int, n: Int, t: AlpType,
       sink: Sink, at: Int, deltas: Array[Long]): Int = {
     val abs = HeaderBytes.toLong + start // offset reported in errors
     val avail = bodyLen - start
@@ -319,6 +353,7 @@ object AlpCodec {
     val packed = AlpBitPacking.packedBytes(n, width)
     val size = t.vectorHeaderBytes.toLong + packed + exceptions.toLong * (2 + t.valueBytes)
     if (size > avail) fail(Truncated(abs, size, avail))
+    if (sink == null) return size.toInt
     val data = p + t.vectorHeaderBytes
     AlpBitPacking.unpack(buf, data, n, width, deltas)
     sink.decode(deltas, n, frame, e, f, at)

@@ -6,7 +6,7 @@ import java.io.IOException
  * Why an ALP page (parquet-format `AlpEncoding.md`, `Encoding` ALP = 10) cannot be decoded.
  * Offsets are byte offsets from the start of the ALP data (the first byte of its 7-byte header).
  */
-sealed abstract class AlpErrorReason(val code: String) {
+sealed abstract class AlpErrorReason(val code: String) extends Serializable {
   def offset: Long
   def message: String
   override def toString: String = s"$code at ALP offset $offset: $message"

@@ -152,11 +152,12 @@ object FooterFiles {
   /** A checked FlatBuffer; `exact`: the Thrift footer rebuilt from it is `thrift`, byte for byte. */
   final case class Built(flatBuffer: Array[Byte], exact: Boolean)
 
-  private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean): Built = {
+  private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean,
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Built = {
     val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
-    val (fbBytes, rebuilt) = convertAndRebuild(tmd, thrift)
+    val (fbBytes, rebuilt) = convertAndRebuild(tmd, thrift, extensions)
     rebuilt match {
       case Right(bytes) if java.util.Arrays.equals(bytes, thrift) => Built(fbBytes, exact = true)
       case Left(reason) if requireRebuild =>
@@ -186,10 +187,10 @@ object FooterFiles {
    * none). When they differ from `thrift`, the fields parquet-java's parser dropped but the
    * FlatBuffer keeps ([[ThriftExtras]]) are read from the bytes and the conversion is redone.
    */
-  def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData,
-      thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) = {
+  def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData, thrift: Array[Byte],
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): (Array[Byte], Either[String, Array[Byte]]) = {
     def attempt(extras: ThriftExtras) = {
-      val fb = ThriftToFlatBuffer.convert(tmd, extras = extras, sizeHint = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt)
+      val fb = ThriftToFlatBuffer.convert(tmd, extensions = extensions, extras = extras, sizeHint = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt)
       (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
     }
     val first = attempt(ThriftExtras.Empty)
@@ -228,8 +229,9 @@ object FooterFiles {
   val MaxFooterBytes: Long = 100L * 1024 * 1024
 
   /** The new tail (footer + length + magic) with the extension, in the private or intermediate form. */
-  def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] = {
-    val built = buildChecked(thrift, requireRebuild = false)
+  def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private,
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = {
+    val built = buildChecked(thrift, requireRebuild = false, extensions)
     refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
     val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
     if (footer.length > MaxFooterBytes) {
@@ -244,11 +246,12 @@ object FooterFiles {
    * footer: Thrift + length + PAR1 (plain), with the extension (private, intermediate), or
    * FlatBuffer + CRCs + size + PAR3 (final).
    */
-  def tailFor(path: String, thrift: Array[Byte], form: FooterForm): Array[Byte] = form match {
+  def tailFor(path: String, thrift: Array[Byte], form: FooterForm,
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = form match {
     case FooterForm.Plain => withLengthAndMagic(thrift)
-    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form)
+    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions)
     case FooterForm.Final =>
-      val built = buildChecked(thrift, requireRebuild = true)
+      val built = buildChecked(thrift, requireRebuild = true, extensions)
       refuseForeignExtension(thrift, built, "the final form has no Thrift footer to keep it in")
       FooterLayout.finalTail(built.flatBuffer)
   }

@@ -137,9 +137,15 @@ object FooterReader {
       converter(projection.useSignedStringMinMax).readParquetMetadata(new ByteArrayInputStream(bytes), filter)
     val md = try {
       try readWith(footer.footer) catch {
-        // A logical type newer than parquet-java (a union member it does not know) makes its
-        // converter fail: read the column as its physical type, as pyarrow does.
-        case e: NullPointerException => withoutUnknownLogicalTypes(footer.footer).map(readWith).getOrElse(throw e)
+        // An encoding (ALP = 10, docs/alp.md) or a logical type newer than parquet-java makes
+        // its converter fail: the ALP entries of `encodings` are read as PLAIN (the pages still
+        // say ALP, so no reader decodes them as PLAIN), a column of an unknown logical type as
+        // its physical type, as pyarrow does.
+        case e: NullPointerException =>
+          val bytes = io.superspark.parquet.alp.AlpFooter.maskAlpEncodings(footer.footer).getOrElse(footer.footer)
+          try readWith(bytes) catch {
+            case _: NullPointerException => withoutUnknownLogicalTypes(bytes).map(readWith).getOrElse(throw e)
+          }
       }
     } catch {
       case e: Exception => throw new ParquetFooterException(

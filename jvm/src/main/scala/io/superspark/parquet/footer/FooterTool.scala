@@ -34,6 +34,27 @@ object FooterTool {
     runWithOutput(paths, output, migrateFile(form))
   }
 
+  /**
+   * `alp-decode`: rewrites each file holding ALP data (docs/alp.md) so that every reader opens
+   * it: ratified ALP chunks become PLAIN, private-form ALP data is dropped. Files without ALP
+   * data are `unchanged` (copied to `output` when given).
+   */
+  def alpDecode(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, alpDecodeFile)
+
+  private def alpDecodeFile(p: Path, out: Option[Path]): JMap[String, Any] = {
+    val footer = FooterFiles.readFooter(p)
+    out.foreach(o => Option(o.toAbsolutePath.getParent).foreach(Files.createDirectories(_)))
+    if (!io.superspark.parquet.alp.AlpDecodeRewrite.hasAlp(footer)) {
+      out.foreach(o => Files.copy(p, o, java.nio.file.StandardCopyOption.REPLACE_EXISTING))
+      result(out.getOrElse(p), "unchanged", "source" -> p.toString)
+    } else {
+      val r = io.superspark.parquet.alp.AlpDecodeRewrite.rewrite(p, out.getOrElse(p),
+        new org.apache.hadoop.conf.Configuration())
+      result(out.getOrElse(p), "decoded", "source" -> p.toString, "alp_chunks_decoded" -> r.decoded,
+        "private_alp_dropped" -> r.dropped, "bytes_before" -> r.bytesBefore, "bytes_after" -> r.bytesAfter)
+    }
+  }
+
   /** Files named by `paths`: files as given, directories walked (skipping `_*` and `.*`). */
   def expand(paths: Seq[String]): Seq[(Path, Path)] = paths.flatMap { p =>
     val path = Paths.get(p)
@@ -287,6 +308,7 @@ object FooterTool {
       case "strip" => strip(paths, null)
       case "roundtrip" => roundtrip(paths)
       case "migrate" => migrate(args.drop(2).toSeq.asJava, null, args(1))
+      case "alp-decode" => alpDecode(paths, null)
       case other => System.err.println(s"unknown command $other"); sys.exit(64)
     }
     println(out)

@@ -1,11 +1,5 @@
 package io.superspark.parquet.footer
 
-import java.io.ByteArrayInputStream
-
-import shaded.parquet.org.apache.thrift.TConfiguration
-import shaded.parquet.org.apache.thrift.protocol.{TCompactProtocol, TProtocolUtil}
-import shaded.parquet.org.apache.thrift.transport.TIOStreamTransport
-
 /**
  * Footer fields newer than the parquet-format classes of parquet-java 1.17 (which drop them
  * when parsing) but kept by the FlatBuffer so that the Thrift footer rebuilds byte for byte:
@@ -22,65 +16,27 @@ object ThriftExtras {
   val TypeOrderId: Short = 1
   val Ieee754TotalOrderId: Short = 2
 
-  // Thrift compact type ids as TProtocol reports them (TType is not in the shaded jar).
-  private val Stop: Byte = 0
-  private val I64: Byte = 10
-  private val Struct: Byte = 12
-  private val List: Byte = 15
+  import ThriftWalker.{I64, List, Struct}
 
   def scan(thrift: Array[Byte]): ThriftExtras = {
-    val conf = new TConfiguration(Int.MaxValue, TConfiguration.DEFAULT_MAX_FRAME_SIZE,
-      TConfiguration.DEFAULT_RECURSION_DEPTH)
-    val p = new TCompactProtocol(new TIOStreamTransport(conf, new ByteArrayInputStream(thrift)))
+    val w = new ThriftWalker(thrift)
+    val p = w.protocol
     val nan = Map.newBuilder[(Int, Int), Long]
     val orders = IndexedSeq.newBuilder[Short]
+    def fields(each: (Short, Byte) => Boolean): Unit = w.fields(each)
+    def structs(each: Int => Unit): Unit = w.list(each)
 
-    def fields(each: (Short, Byte) => Boolean): Unit = {
-      p.readStructBegin()
-      var done = false
-      while (!done) {
-        val f = p.readFieldBegin()
-        if (f.`type` == Stop) done = true
-        else {
-          if (!each(f.id, f.`type`)) TProtocolUtil.skip(p, f.`type`)
-          p.readFieldEnd()
-        }
-      }
-      p.readStructEnd()
-    }
-    def structs(each: Int => Unit): Unit = {
-      val l = p.readListBegin()
-      var i = 0
-      while (i < l.size) { each(i); i += 1 }
-      p.readListEnd()
-    }
-
-    fields {
-      case (4, List) => // row_groups
-        structs { r =>
+    w.columnMetaData({ (r, c) =>
+      fields {
+        case (12, Struct) => // statistics
           fields {
-            case (1, List) => // columns
-              structs { c =>
-                fields {
-                  case (3, Struct) => // meta_data
-                    fields {
-                      case (12, Struct) => // statistics
-                        fields {
-                          case (9, I64) => nan += ((r, c) -> p.readI64()); true
-                          case _ => false
-                        }
-                        true
-                      case _ => false
-                    }
-                    true
-                  case _ => false
-                }
-              }
-              true
+            case (9, I64) => nan += ((r, c) -> p.readI64()); true
             case _ => false
           }
-        }
-        true
+          true
+        case _ => false
+      }
+    }, {
       case (7, List) => // column_orders
         structs { _ =>
           var id: Short = 0
@@ -89,7 +45,7 @@ object ThriftExtras {
         }
         true
       case _ => false
-    }
+    })
     ThriftExtras(nan.result(), orders.result())
   }
 }

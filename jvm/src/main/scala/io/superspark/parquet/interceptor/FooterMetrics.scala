@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong
 import org.apache.spark.SparkContext
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
-import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.superspark.TotalingSQLMetric
 
 import io.superspark.parquet.footer.{FooterReadResult, FooterSource}
@@ -21,7 +21,9 @@ final class FooterMetrics private (
     val flatBuffer: SQLMetric,
     val thrift: SQLMetric,
     val fallbacks: SQLMetric,
-    val decodeTime: SQLMetric) extends Serializable {
+    val decodeTime: SQLMetric,
+    val alpChunks: SQLMetric,
+    val alpFallbacks: SQLMetric) extends Serializable {
 
   def record(result: FooterReadResult, nanos: Long): Unit = {
     result.source match {
@@ -33,12 +35,17 @@ final class FooterMetrics private (
   }
 
   /** The node's SQL metrics, by the keys [[FooterMetrics.Keys]] names. */
-  def sqlMetrics: Map[String, SQLMetric] = FooterMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap
+  def sqlMetrics: Map[String, SQLMetric] = FooterMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap ++
+    Map(FooterMetrics.AlpChunksKey -> alpChunks, FooterMetrics.AlpFallbacksKey -> alpFallbacks)
 }
 
 object FooterMetrics {
   /** Metric keys on the scan node (Spark style). */
   val Keys: Seq[String] = Seq("footersFlatBuffer", "footersThrift", "footerFallbacks", "footerDecodeTime")
+
+  /** ALP column chunks decoded into the scan's batches, and ALP columns read from their ordinary chunks instead. */
+  val AlpChunksKey = "alpColumnChunks"
+  val AlpFallbacksKey = "alpFallbacks"
 
   /** The same counters in `snapshot`/`ofPlan` and for Python (decode time in nanoseconds). */
   private val ReportNames = Keys.zip(Seq("footers_flatbuffer", "footers_thrift", "fallbacks", "decode_ns")).toMap
@@ -55,7 +62,20 @@ object FooterMetrics {
     TotalingSQLMetric.sum(sc, "footers read via FlatBuffers", flatBufferTotal),
     TotalingSQLMetric.sum(sc, "footers read via Thrift", thriftTotal),
     TotalingSQLMetric.sum(sc, "footer extension fallbacks", fallbacksTotal),
-    TotalingSQLMetric.nanoTiming(sc, "footer decode time", decodeNanosTotal))
+    TotalingSQLMetric.nanoTiming(sc, "footer decode time", decodeNanosTotal),
+    SQLMetrics.createMetric(sc, "ALP column chunks decoded"),
+    SQLMetrics.createMetric(sc, "ALP columns read from ordinary chunks"))
+
+  /** The ALP counters of the scan nodes of an executed plan: (column chunks decoded, fallbacks). */
+  def alpOfPlan(plan: SparkPlan): (Long, Long) = {
+    val scans = PlanWalker.footerScans(plan).map(_.footerMetrics)
+    (scans.map(_.alpChunks.value).sum, scans.map(_.alpFallbacks.value).sum)
+  }
+
+  def alpOfPlanJson(plan: SparkPlan): String = {
+    val (chunks, fallbacks) = alpOfPlan(plan)
+    s"""{"alp_column_chunks": $chunks, "alp_fallbacks": $fallbacks}"""
+  }
 
   /**
    * Totals over every scan and schema inference of the driver since the last `reset` (decode

@@ -2,18 +2,22 @@ package io.superspark.parquet.interceptor
 
 import java.io.ByteArrayOutputStream
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.TaskAttemptContext
 import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.crypto.FileEncryptionProperties
 import org.apache.parquet.hadoop.ParquetFileWriter
+import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.io.{OutputFile, PositionOutputStream}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, UnrepresentableFooterException}
+import io.superspark.parquet.alp.{AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
+import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, ThriftToFlatBuffer,
+  UnrepresentableFooterException}
 
 /** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
 class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
@@ -41,8 +45,41 @@ class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parq
     encryption: FileEncryptionProperties, props: ParquetProperties)
   extends ParquetFileWriter(file, schema, mode, rowGroupSize, maxPaddingSize, encryption, props) {
 
+  private var alp: Option[(AlpWriteSupport, AlpChunkWriter, ParquetPageCompression)] = None
+
+  /**
+   * Writes the ALP columns of `support` (docs/alp.md) with `codec`: each row group's ALP chunks
+   * at its start, before parquet-java's chunks, and the footer patched for the form at the end.
+   */
+  def attachAlp(support: AlpWriteSupport, codec: CompressionCodecName, conf: Configuration): Unit =
+    if (support.specs.nonEmpty) {
+      if (encryption != null) throw new UnsupportedOperationException("ALP columns cannot be written to encrypted files")
+      val compression = new ParquetPageCompression(codec, conf)
+      alp = Some((support, new AlpChunkWriter(support.specs, support.form, codec.getParquetCompressionCodec.getValue,
+        compression), compression))
+    }
+
+  override def startBlock(recordCount: Long): Unit = {
+    super.startBlock(recordCount)
+    alp.foreach { case (support, writer, _) =>
+      val values = support.takeRowGroup()
+      values.foreach(v => if (v.rows != recordCount) throw new IllegalStateException(
+        s"ALP: ${v.rows} values kept for a row group of $recordCount rows"))
+      val stream = file.stream.getOrElse(throw new IllegalStateException("ALP: the file has no output stream"))
+      writer.writeRowGroup(values, stream.getPos, b => stream.write(b, 0, b.length))
+    }
+  }
+
   override def end(extraMetaData: java.util.Map[String, String]): Unit = {
     if (encryption == null) file.stream.foreach(_.hold())
+    alp.foreach { case (_, writer, compression) =>
+      compression.close()
+      file.stream.foreach { s =>
+        s.footerPatch = Some(writer.patchFooter)
+        // The FlatBuffer footer has no ALP encoding value: ratified files keep the plain footer.
+        if (writer.form == AlpForm.Ratified) s.formOverride = Some(FooterForm.Plain)
+      }
+    }
     super.end(extraMetaData)
   }
 }
@@ -79,6 +116,10 @@ class HoldingOutputFile(out: OutputFile, form: FooterForm) extends OutputFile {
 class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterForm) extends PositionOutputStream with Logging {
   private var held: ByteArrayOutputStream = _
   private var closed = false
+  /** Applied to the Thrift footer before the extension is added (the ALP forms' surgery). */
+  private[interceptor] var footerPatch: Option[Array[Byte] => Array[Byte]] = None
+  /** The form written instead of `form` (ratified ALP files: plain). */
+  private[interceptor] var formOverride: Option[FooterForm] = None
 
   def hold(): Unit = if (held == null) held = new ByteArrayOutputStream(64 * 1024)
 
@@ -91,7 +132,9 @@ class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterFor
   override def close(): Unit = if (!closed) {
     closed = true
     try {
-      if (held != null) out.write(TailHoldingStream.withExtension(path, held.toByteArray, form))
+      if (held != null) {
+        out.write(TailHoldingStream.withExtension(path, held.toByteArray, formOverride.getOrElse(form), footerPatch))
+      }
     } finally {
       held = null
       out.close()
@@ -106,22 +149,31 @@ object TailHoldingStream extends Logging {
    * FlatBuffer, its CRCs and PAR3), or unchanged when the footer cannot be represented (with
    * a warning) or is not a plain Parquet footer.
    */
-  def withExtension(path: String, tail: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] = {
+  def withExtension(path: String, tail: Array[Byte], form: FooterForm = FooterForm.Private,
+      patch: Option[Array[Byte] => Array[Byte]] = None): Array[Byte] = {
     val n = tail.length
-    if (n < 8 || !java.util.Arrays.equals(tail, n - 4, n, FooterLayout.Magic, 0, 4)) return tail
+    def unpatched = {
+      if (patch.isDefined) throw new IllegalStateException(s"$path: the held tail does not end with a Thrift footer")
+      tail
+    }
+    if (n < 8 || !java.util.Arrays.equals(tail, n - 4, n, FooterLayout.Magic, 0, 4)) return unpatched
     val footerLength = FooterLayout.getIntLE(tail, n - 8).toLong & 0xFFFFFFFFL
     val footerStart = n - 8 - footerLength
-    if (footerStart < 0) return tail
-    val thrift = java.util.Arrays.copyOfRange(tail, footerStart.toInt, n - 8)
-    try {
-      val newTail = FooterFiles.tailFor(path, thrift, form)
+    if (footerStart < 0) return unpatched
+    val original = java.util.Arrays.copyOfRange(tail, footerStart.toInt, n - 8)
+    val thrift = patch.fold(original)(_(original))
+    def replaced(newTail: Array[Byte]) = {
       val out = java.util.Arrays.copyOf(tail, footerStart.toInt + newTail.length)
       System.arraycopy(newTail, 0, out, footerStart.toInt, newTail.length)
       out
-    } catch {
+    }
+    // the ALP forms' column extensions, copied into the FlatBuffer's extension slot (docs/alp.md)
+    val extensions = if (patch.isEmpty) Nil
+      else AlpFooter.slotData(thrift).map(ThriftToFlatBuffer.FooterExtension(AlpExtension.Uuid, _)).toSeq
+    try replaced(FooterFiles.tailFor(path, thrift, form, extensions)) catch {
       case e: UnrepresentableFooterException =>
         logWarning(s"$path: written as a plain Parquet file, not in the $form footer form: ${e.reason}")
-        tail
+        replaced(FooterFiles.withLengthAndMagic(thrift))
     }
   }
 }

@@ -12,6 +12,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 
+import io.superspark.parquet.footer.FooterForm
+
 /**
  * Spark's Parquet file format with footers read and written through the footer library
  * (docs/parquet-interceptor.md). The rules of [[ParquetFormatRules]] put it in place of
@@ -74,11 +76,17 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
       options: Map[String, String],
       dataSchema: StructType): OutputWriterFactory = {
     val factory = super.prepareWrite(sparkSession, job, options, dataSchema)
-    if (ParquetLogicalTypes.hasWriteTags(dataSchema)) {
+    val sqlConf = getSqlConf(sparkSession)
+    val alp = AlpWriteOptions.resolve(dataSchema, options, sqlConf)
+    alp.foreach { case (ordinals, form) =>
+      AlpWriteOptions.set(job.getConfiguration, ordinals, form)
+      ParquetOutputFormat.setWriteSupportClass(job, classOf[AlpWriteSupport])
+    }
+    if (alp.isEmpty && ParquetLogicalTypes.hasWriteTags(dataSchema)) {
       ParquetOutputFormat.setWriteSupportClass(job, classOf[TaggedParquetWriteSupport])
     }
-    val sqlConf = getSqlConf(sparkSession)
     if (FooterInterceptorConf.writeEnabled(sqlConf)) new FooterOutputWriterFactory(factory, FooterInterceptorConf.form(sqlConf))
+    else if (alp.isDefined) new FooterOutputWriterFactory(factory, FooterForm.Plain)
     else factory
   }
 }

@@ -77,6 +77,10 @@ class FooterParquetOutputFormat[T](
     val encryption = ParquetOutputFormat.createEncryptionProperties(conf, file, context)
     val w = fileWriter(HadoopOutputFile.fromPath(file, conf), context.getSchema, mode, blockSize, maxPaddingSize,
       encryption, props)
+    (writeSupport, w) match {
+      case (alp: AlpWriteSupport, f: FooterFileWriter) => f.attachAlp(alp, codec, conf)
+      case _ =>
+    }
     w.start()
     FooterParquetOutputFormat.recordWriterConstructor.newInstance(w, writeSupport, context.getSchema,
       context.getExtraMetaData, java.lang.Long.valueOf(blockSize), codec, java.lang.Boolean.valueOf(validating), props,

@@ -69,6 +69,23 @@ class AlpCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("bit packing: the word-wise and the byte-wise unpacking agree at every width and start") {
+    val r = new Random(8)
+    for (w <- 0 to 64; start <- 0 to 9; n <- Seq(1, 9, 200)) {
+      val mask = if (w == 64) -1L else (1L << w) - 1
+      val v = Array.fill(n)(r.nextLong() & mask)
+      // garbage before and after the packed data: the word-wise loads read it and must mask it off
+      val buf = Array.fill(start + AlpBitPacking.packedBytes(n, w) + r.nextInt(12))(r.nextInt(256).toByte)
+      val end = start + AlpBitPacking.packedBytes(n, w)
+      val tail = buf.slice(end, buf.length)
+      AlpBitPacking.pack(v, n, w, buf, start)
+      assert(buf.slice(end, buf.length).toSeq == tail.toSeq, s"pack wrote past its end at width $w")
+      val back = new Array[Long](n)
+      AlpBitPacking.unpack(buf, start, n, w, back)
+      assert(back.toSeq == v.toSeq, s"width $w start $start n $n")
+    }
+  }
+
   test("special doubles round trip bit for bit") {
     val quietNaNPayload = java.lang.Double.longBitsToDouble(0x7ff8000000abcdefL)
     val signalingNaN = java.lang.Double.longBitsToDouble(0x7ff0000000000001L)
@@ -105,6 +122,16 @@ class AlpCodecSuite extends AnyFunSuite {
     // a constant column packs to width 0: header + offsets + 13-byte vector headers only
     val const = roundTripD(Array.fill(4096)(42.5))
     assert(const.length == 7 + 4 * 4 + 4 * 13)
+  }
+
+  test("random doubles fall back to exceptions: at most 10 bytes a value plus the vector headers") {
+    val r = new Random(3)
+    val a = Array.fill(1 << 17)(r.nextDouble())
+    val page = roundTripD(a)
+    val vectors = a.length / 1024
+    assert(page.length <= 7 + vectors * (4 + 13) + a.length * 10, s"${page.length} bytes")
+    val f = Array.fill(1 << 17)(java.lang.Float.intBitsToFloat(r.nextInt()))
+    assert(roundTripF(f).length <= 7 + vectors * (4 + 9) + f.length * 6)
   }
 
   test("property: generated doubles of many shapes round trip, any vector size") {

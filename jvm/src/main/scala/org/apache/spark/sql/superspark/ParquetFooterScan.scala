@@ -28,7 +28,9 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.interceptor.{FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
+import io.superspark.parquet.footer.FooterFiles
+import io.superspark.parquet.alp.AlpFooter
+import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
   OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
@@ -126,6 +128,8 @@ object ParquetFooterScan {
     val strict = FooterInterceptorConf.strict(sqlConf)
     val byFieldId = sqlConf.parquetFieldIdReadEnabled && ParquetUtils.hasFieldIds(requiredSchema)
     val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
+    // Ours: ALP columns (docs/alp.md), vectorized reader only, columns matched by name.
+    val alpRead = SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId
 
     (file: PartitionedFile) => {
       assert(file.partitionValues.numFields == partitionSchema.size)
@@ -162,19 +166,42 @@ object ParquetFooterScan {
         val hadoopAttemptContext = new TaskAttemptContextImpl(broadcastedHadoopConf.value.value, attemptId)
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
 
+        // Ours: the ALP plan of this file, when superspark wrote it with ALP columns.
+        val alpPlan = if (alpRead && footerFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey)) {
+          AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile), opened.footer,
+            opened.fileSchema, requiredSchema, isCaseSensitive)
+        } else None
+        alpPlan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
+        val alpColumns = alpPlan.filter(_.columns.nonEmpty)
         if (enableVectorizedReader) {
+          val offHeap = enableOffHeapColumnVector && TaskContext.get() != null
           val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
             datetimeRebaseSpec.mode.toString, datetimeRebaseSpec.timeZone,
-            int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone,
-            enableOffHeapColumnVector && TaskContext.get() != null, capacity)
+            int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone, offHeap, capacity)
+          // Ours: with ALP columns, Spark's reader reads the other columns, whole row groups.
+          val context = alpColumns.fold[TaskAttemptContextImpl](hadoopAttemptContext) { p =>
+            val conf = new Configuration(hadoopAttemptContext.getConfiguration)
+            conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, p.readSchema.json)
+            conf.set(ParquetWriteSupport.SPARK_ROW_SCHEMA, p.readSchema.json)
+            conf.setBoolean(ParquetInputFormat.COLUMN_INDEX_FILTERING_ENABLED, false)
+            new TaskAttemptContextImpl(conf, attemptId)
+          }
           val iter = new RecordReaderIterator(vectorizedReader)
           try {
-            vectorizedReader.initialize(split, hadoopAttemptContext, Some(opened.inputFile),
+            vectorizedReader.initialize(split, context, Some(opened.inputFile),
               opened.inputStream, Some(opened.footer))
             shouldCloseInputStream = false
             vectorizedReader.initBatch(partitionSchema, file.partitionValues)
-            if (returningBatch) vectorizedReader.enableReturningBatches()
-            iter.asInstanceOf[Iterator[InternalRow]]
+            alpColumns match {
+              case None =>
+                if (returningBatch) vectorizedReader.enableReturningBatches()
+                iter.asInstanceOf[Iterator[InternalRow]]
+              case Some(p) =>
+                vectorizedReader.enableReturningBatches()
+                new AlpBatchReader(vectorizedReader, p, requiredSchema, partitionSchema.length, capacity, offHeap,
+                  opened.inputFile, file.toPath.toString, sharedConf, metrics, returningBatch)
+                  .asInstanceOf[Iterator[InternalRow]]
+            }
           } catch {
             case e: Throwable =>
               iter.close()

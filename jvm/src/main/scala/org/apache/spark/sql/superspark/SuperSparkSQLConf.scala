@@ -45,6 +45,26 @@ object SuperSparkSQLConf {
       .version(Since).stringConf.transform(_.trim.toLowerCase(Locale.ROOT))
       .checkValues(FooterFormValues.toSet).createWithDefault("private"))
 
+  val AlpColumns: ConfigEntry[String] = entry[String]("spark.superspark.parquet.alp.columns")(
+    _.doc("Top-level FLOAT/DOUBLE columns Spark writes with the ALP encoding (docs/alp.md): a comma-separated " +
+      "list of names, or * for every top-level float and double column; empty (the default): none. The write " +
+      "option alpColumns overrides it per write. Nested columns keep the ordinary encoding.")
+      .version(Since).stringConf.createWithDefault(""))
+
+  val AlpFormValues: Seq[String] = Seq("private", "ratified")
+
+  val AlpForm: ConfigEntry[String] = entry[String]("spark.superspark.parquet.alp.form")(
+    _.doc("How ALP columns are written: private (an ALP chunk at the start of each row group plus the ordinary " +
+      "chunk, located by a field-32767 extension: every reader reads the file) or ratified (only the ALP chunk, " +
+      "Encoding ALP = 10: readers without ALP support fail). The write option alpForm overrides it.")
+      .version(Since).stringConf.transform(_.trim.toLowerCase(Locale.ROOT))
+      .checkValues(AlpFormValues.toSet).createWithDefault("private"))
+
+  val AlpRead: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.alp.read")(
+    _.doc("Decode ALP column chunks (both forms) straight into the vectorized reader's batches. false: the " +
+      "private form is read from its ordinary chunks, the ratified form cannot be read.")
+      .version(Since).booleanConf.createWithDefault(true))
+
   /** Makes sure the entries are registered (initializes this object). */
   def register(): Unit = ()
 
@@ -52,4 +72,7 @@ object SuperSparkSQLConf {
   def footerWrite(conf: SQLConf): Boolean = conf.getConf(FooterWrite)
   def footerStrict(conf: SQLConf): Boolean = conf.getConf(FooterStrict)
   def footerForm(conf: SQLConf): String = conf.getConf(FooterForm)
+  def alpColumns(conf: SQLConf): String = conf.getConf(AlpColumns)
+  def alpForm(conf: SQLConf): String = conf.getConf(AlpForm)
+  def alpRead(conf: SQLConf): Boolean = conf.getConf(AlpRead)
 }

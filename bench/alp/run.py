@@ -1,0 +1,327 @@
+"""ALP benchmark (`make bench-alp`): bytes and decode speed of superspark's ALP codec against
+PLAIN + snappy, PLAIN + zstd and BYTE_STREAM_SPLIT + zstd, and Spark's scan time of sum(col).
+
+Data a user would have, BENCH_N values a column (default 10,000,000), made with numpy (seed 42):
+  price    double, prices with 2 decimals (0.01 to 10,000.00, log-normal)
+  sensor   double, sensor readings with 1 to 3 decimals (random walks, the decimals per sensor)
+  measure  float32 measurements (normal, 2 decimals, as float32)
+  random   double, uniform in [0, 1): not decimal-like, ALP's fallback case
+
+Bytes: the ALP page bodies (AlpCodec, pages of BENCH_PAGE values, 65,536 by default as
+superspark's writer cuts them; uncompressed) against the column chunks pyarrow writes with
+each encoding (dictionary off, 1 MiB data pages), sized from the footer (total_compressed_size,
+page headers included).
+
+Decode: bench/alp/AlpCodecBench.java decodes the same pages with AlpCodec, parquet-java's
+PLAIN and BYTE_STREAM_SPLIT value readers and a bulk little-endian copy (what Spark's
+vectorized PLAIN reader does): median of BENCH_REPEATS passes after as many warm-up passes.
+
+Scan: `SELECT sum(col)`, local[2], AQE off, median of BENCH_REPEATS interleaved rounds after
+one warm-up round, in two processes one after the other (spark.sql.extensions is fixed per JVM):
+  vanilla     Spark without the superspark extension, on each of the three pyarrow files;
+  superspark  the same data written by superspark with every column in ALP (private form,
+              written once, kept in bench/out/alp/alp_private) read through ALP (the scan's
+              alpColumnChunks metric is checked), and as a control the same file read through
+              its ordinary chunks (spark.superspark.parquet.alp.read=false).
+All sums agree across files and engines.
+
+Prints a table and `ratio=` lines; writes docs/alp-bench.png. Files go to bench/out/alp/.
+Environment: BENCH_N, BENCH_PAGE, BENCH_REPEATS (5), BENCH_PARTS (bytes,decode,scan).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+N = int(os.environ.get("BENCH_N", 10_000_000))
+PAGE = int(os.environ.get("BENCH_PAGE", 65536))
+REPEATS = int(os.environ.get("BENCH_REPEATS", 5))
+PARTS = set(os.environ.get("BENCH_PARTS", "bytes,decode,scan").split(","))
+OUT = os.path.join(REPO, "bench", "out", "alp")
+PLOT = os.path.join(REPO, "docs", "alp-bench.png")
+
+COLUMNS = ["price", "sensor", "measure", "random"]
+DECIMAL_LIKE = ["price", "sensor"]  # the issue's targets: decimal-like doubles
+ENCODINGS = {
+    # name: pyarrow write_table options (dictionary off: PLAIN means PLAIN)
+    "plain_snappy": dict(compression="snappy", use_dictionary=False),
+    "plain_zstd": dict(compression="zstd", use_dictionary=False),
+    "bss_zstd": dict(compression="zstd", use_dictionary=False, use_byte_stream_split=True),
+}
+
+
+def data() -> dict[str, np.ndarray]:
+    r = np.random.default_rng(42)
+    price = np.round(np.clip(r.lognormal(3.5, 1.2, N), 0.01, 10000), 2)
+    # sensors: 100 sensors, each a random walk with its own number of decimals (1 to 3)
+    sensors = 100
+    per = -(-N // sensors)
+    decimals = np.repeat(r.integers(1, 4, sensors), per)[:N]
+    walk = (20 + np.cumsum(r.normal(0, 0.05, (sensors, per)), axis=1)).reshape(-1)[:N]
+    sensor = np.round(walk * 10.0 ** decimals) / 10.0 ** decimals
+    measure = np.round(r.normal(100, 15, N), 2).astype(np.float32)
+    rand = r.random(N)
+    return {"price": price, "sensor": sensor, "measure": measure, "random": rand}
+
+
+def write_files(cols: dict[str, np.ndarray]) -> dict[str, str]:
+    table = pa.table(cols)
+    paths = {}
+    for name, opts in ENCODINGS.items():
+        path = os.path.join(OUT, f"{name}.parquet")
+        pq.write_table(table, path, data_page_size=1 << 20, row_group_size=1 << 20, **opts)
+        paths[name] = path
+    for c, a in cols.items():
+        a.astype(a.dtype.newbyteorder("<")).tofile(os.path.join(OUT, f"{c}.bin"))
+    return paths
+
+
+def chunk_bytes(path: str) -> dict[str, int]:
+    md = pq.ParquetFile(path).metadata
+    out = dict.fromkeys(COLUMNS, 0)
+    for g in range(md.num_row_groups):
+        rg = md.row_group(g)
+        for i in range(rg.num_columns):
+            c = rg.column(i)
+            out[c.path_in_schema] += c.total_compressed_size
+    return out
+
+
+def java_classpath(*extra: str) -> str:
+    import pyspark
+    import superspark
+
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")
+    return os.pathsep.join([*extra, superspark.jar_path(), jars])
+
+
+def codec(cols: dict[str, np.ndarray]) -> dict[str, dict]:
+    classes = os.path.join(OUT, "classes")
+    shutil.rmtree(classes, ignore_errors=True)
+    os.makedirs(classes)
+    subprocess.run(["javac", "-cp", java_classpath(), "-d", classes, os.path.join(HERE, "AlpCodecBench.java")],
+                   check=True)
+    out = {}
+    for c, a in cols.items():
+        kind = "double" if a.dtype == np.float64 else "float"
+        page = PAGE
+        res = subprocess.run(["java", "-Xmx6g", "-cp", java_classpath(classes), "AlpCodecBench", kind,
+                              os.path.join(OUT, f"{c}.bin"), str(page), str(REPEATS)],
+                             check=True, capture_output=True, text=True)
+        out[c] = json.loads(res.stdout.strip().splitlines()[-1])
+        print(f"  codec {c}: {out[c]}", flush=True)
+    return out
+
+
+def close(a: float, b: float) -> bool:
+    """Sums of the same values in another order (row groups, tasks) agree to rounding."""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+
+def spark_session(engine: str):
+    """local[2], AQE off (a two-row shuffle; keeps the plan walkable for the ALP metric)."""
+    conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.driver.memory": "4g",
+            "spark.sql.adaptive.enabled": "false"}
+    if engine == "superspark":
+        import superspark
+
+        return superspark.session("bench-alp-superspark", master="local[2]", **conf)
+    from pyspark.sql import SparkSession
+
+    b = SparkSession.builder.master("local[2]").appName("bench-alp-vanilla")
+    for k, v in conf.items():
+        b = b.config(k, v)
+    return b.getOrCreate()
+
+
+def alp_chunks(df) -> int:
+    """The scan nodes' alpColumnChunks metric after df was collected."""
+    total, nodes = 0, [df._jdf.queryExecution().executedPlan()]
+    while nodes:
+        n = nodes.pop()
+        m = n.metrics()
+        if m.contains("alpColumnChunks"):
+            total += m.apply("alpColumnChunks").value()
+        ch = n.children()
+        nodes.extend(ch.apply(i) for i in range(ch.size()))
+    return total
+
+
+def scan_engine(engine: str) -> None:
+    """One engine's scans (run in its own process: spark.sql.extensions is fixed per JVM).
+    vanilla: the three pyarrow files. superspark: the same data written by superspark with
+    every column in ALP (private form), read through ALP, and (control) through its ordinary
+    chunks with spark.superspark.parquet.alp.read=false. Prints one JSON line."""
+    spark = spark_session(engine)
+    try:
+        views = {}
+        if engine == "vanilla":
+            for enc in ENCODINGS:
+                views[enc] = os.path.join(OUT, f"{enc}.parquet")
+        else:
+            alp = os.path.join(OUT, "alp_private")
+            if not os.path.exists(os.path.join(alp, "_SUCCESS")):
+                (spark.read.parquet(os.path.join(OUT, "plain_snappy.parquet"))
+                 .write.mode("overwrite").option("alpColumns", "*").parquet(alp))
+            views["alp"] = views["spark_ordinary"] = alp
+        for v, path in views.items():
+            spark.read.parquet(path).createOrReplaceTempView(v)
+        cases = [(v, c) for c in COLUMNS for v in views]
+        times: dict[tuple[str, str], list[float]] = {k: [] for k in cases}
+        sums, chunks = {}, {}
+        for rnd in range(REPEATS + 1):  # round 0 warms up
+            for v, c in cases:
+                spark.conf.set("spark.superspark.parquet.alp.read", str(v != "spark_ordinary").lower())
+                df = spark.sql(f"SELECT sum({c}) FROM {v}")
+                t = time.perf_counter()
+                val = df.collect()[0][0]
+                dt = time.perf_counter() - t
+                if not close(sums.setdefault(c, val), val):
+                    raise SystemExit(f"sum({c}) on {v} = {val}, expected {sums[c]}")
+                if engine == "superspark":
+                    chunks[f"{v}/{c}"] = alp_chunks(df)
+                if rnd:
+                    times[(v, c)].append(dt)
+        print("RESULT " + json.dumps({"times": {f"{v}/{c}": statistics.median(t) for (v, c), t in times.items()},
+                                      "sums": sums, "alp_chunks": chunks}), flush=True)
+    finally:
+        spark.stop()
+
+
+def scan() -> dict[tuple[str, str], float]:
+    out, sums = {}, {}
+    for engine in ("vanilla", "superspark"):
+        res = subprocess.run([sys.executable, os.path.abspath(__file__), "scan", engine], capture_output=True,
+                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+        line = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
+        if res.returncode or not line:
+            raise SystemExit(f"{engine} scan failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+        r = json.loads(line[-1][len("RESULT "):])
+        for k, t in r["times"].items():
+            v, c = k.split("/")
+            out[(v, c)] = t
+        for c, s in r["sums"].items():
+            if not close(sums.setdefault(c, s), s):
+                raise SystemExit(f"sum({c}): {engine} gives {s}, the other engine {sums[c]}")
+        for k, n in r["alp_chunks"].items():
+            if k.startswith("alp/") and n <= 0:
+                raise SystemExit(f"{k}: the scan decoded no ALP column chunk")
+            if k.startswith("spark_ordinary/") and n:
+                raise SystemExit(f"{k}: the control scan decoded ALP")
+        print(f"  scan {engine}: {r['times']} alp_chunks={r['alp_chunks']}", flush=True)
+    return out
+
+
+def plot(sizes: dict, alp: dict, scans: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2 if scans else 1, figsize=(13 if scans else 7, 4.5))
+    axes = np.atleast_1d(axes)
+    x = np.arange(len(COLUMNS))
+    names = ["ALP (uncompressed)"] + list(ENCODINGS)
+    w = 0.8 / len(names)
+    for i, name in enumerate(names):
+        vals = [(alp[c]["alp_bytes"] if i == 0 else sizes[name][c]) / N for c in COLUMNS]
+        axes[0].bar(x + (i - (len(names) - 1) / 2) * w, vals, w, label=name.replace("_", " + "))
+    axes[0].set_xticks(x, COLUMNS)
+    axes[0].set_ylabel("bytes per value")
+    axes[0].set_title(f"Size, {N:,} values a column")
+    axes[0].legend(fontsize=8)
+    if scans:
+        encs = sorted({e for e, _ in scans}, key=lambda e: (e != "alp", e))
+        encs = [e for e in encs if e != "spark_ordinary"]
+        w = 0.8 / len(encs)
+        for i, enc in enumerate(encs):
+            vals = [scans.get((enc, c), np.nan) * 1000 for c in COLUMNS]
+            label = {"alp": "superspark ALP", "spark_ordinary": "superspark, ordinary chunks"}.get(
+                enc, "vanilla " + enc.replace("_", " + "))
+            axes[1].bar(x + (i - (len(encs) - 1) / 2) * w, vals, w, label=label)
+        axes[1].set_xticks(x, COLUMNS)
+        axes[1].set_ylabel("ms (median)")
+        axes[1].set_title("Spark: SELECT sum(col), local[2]")
+        axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(PLOT, dpi=110)
+    print(f"plot: {PLOT}")
+
+
+def main() -> None:
+    os.makedirs(OUT, exist_ok=True)
+    t = time.time()
+    cols = data()
+    paths = write_files(cols)
+    print(f"data: {len(cols)} columns x {N:,} values, written in {time.time() - t:.1f} s", flush=True)
+    sizes = {name: chunk_bytes(p) for name, p in paths.items()}
+    alp = codec(cols) if PARTS & {"bytes", "decode"} else {}
+    scans = scan() if "scan" in PARTS else {}
+
+    if alp:
+        print(f"\nbytes per value ({N:,} values a column)")
+        print(f"{'column':8} {'ALP':>8} " + " ".join(f"{e:>13}" for e in ENCODINGS))
+        for c in COLUMNS:
+            print(f"{c:8} {alp[c]['alp_bytes'] / N:8.3f} " + " ".join(f"{sizes[e][c] / N:13.3f}" for e in ENCODINGS))
+        print("\ndecode, million values/s (median)")
+        print(f"{'column':8} {'ALP':>8} {'bulk copy':>10} {'pq PLAIN':>9} {'pq BSS':>8} {'ALP encode':>11}")
+        for c in COLUMNS:
+            a = alp[c]
+            mv = lambda s: a["values"] / s / 1e6  # noqa: E731
+            print(f"{c:8} {mv(a['alp_decode_s']):8.0f} {mv(a['bulk_copy_s']):10.0f} {mv(a['parquet_plain_s']):9.0f} "
+                  f"{mv(a['parquet_bss_s']):8.0f} {mv(a['encode_s']):11.0f}")
+    if scans:
+        print("\nSpark SELECT sum(col), ms (median)")
+        encs = sorted({e for e, _ in scans}, key=lambda e: (e != "alp", e))
+        print(f"{'column':8} " + " ".join(f"{e:>13}" for e in encs))
+        for c in COLUMNS:
+            print(f"{c:8} " + " ".join(f"{scans[(e, c)] * 1000:13.0f}" for e in encs))
+
+    print()
+    for c in COLUMNS:
+        if alp:
+            for e in ENCODINGS:
+                print(f"ratio=bytes_{c}_alp_vs_{e} {alp[c]['alp_bytes'] / sizes[e][c]:.3f}")
+            a = alp[c]
+            print(f"ratio=decode_{c}_alp_vs_parquet_plain {a['parquet_plain_s'] / a['alp_decode_s']:.2f}")
+            print(f"ratio=decode_{c}_alp_vs_parquet_bss {a['parquet_bss_s'] / a['alp_decode_s']:.2f}")
+            print(f"ratio=decode_{c}_alp_vs_bulk_copy {a['bulk_copy_s'] / a['alp_decode_s']:.2f}")
+        if ("alp", c) in scans:
+            for e in ENCODINGS:
+                print(f"ratio=scan_{c}_alp_vs_vanilla_{e} {scans[(e, c)] / scans[('alp', c)]:.2f}")
+            print(f"ratio=scan_{c}_alp_vs_superspark_ordinary_chunks "
+                  f"{scans[('spark_ordinary', c)] / scans[('alp', c)]:.2f}")
+    if alp:
+        worst = max(alp[c]["alp_bytes"] / sizes["plain_snappy"][c] for c in DECIMAL_LIKE)
+        print(f"target: decimal-like doubles, ALP bytes <= 0.5x PLAIN+snappy: worst {worst:.3f} "
+              f"{'MET' if worst <= 0.5 else 'MISSED'}")
+    if ("alp", "price") in scans:
+        for c in DECIMAL_LIKE:
+            bss = scans[("bss_zstd", c)] / scans[("alp", c)]
+            snappy = scans[("plain_snappy", c)] / scans[("alp", c)]
+            print(f"target: {c} scan >= 1.5x vanilla BSS+zstd: {bss:.2f}x {'MET' if bss >= 1.5 else 'MISSED'}; "
+                  f"no slower than vanilla PLAIN+snappy: {snappy:.2f}x {'MET' if snappy >= 1.0 else 'MISSED'}")
+    if alp:
+        plot(sizes, alp, scans)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["scan"]:
+        scan_engine(sys.argv[2])
+    else:
+        main()

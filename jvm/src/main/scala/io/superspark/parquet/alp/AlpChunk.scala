@@ -1,0 +1,358 @@
+package io.superspark.parquet.alp
+
+import io.superspark.parquet.alp.AlpChunkErrorReason._
+import io.superspark.parquet.footer.{ThriftCompactWriter, ThriftWalker}
+
+/**
+ * The values of one flat FLOAT or DOUBLE column over some rows: `doubles` or `floats` (per
+ * `t`), and `nulls` (true = null; absent for a required column). The value at a null row is 0.
+ */
+final class AlpValues(val t: AlpType, val rows: Int, val doubles: Array[Double], val floats: Array[Float],
+    val nulls: Array[Boolean]) {
+  require(rows >= 0, s"negative row count $rows")
+  require((if (t == AlpType.Double) doubles else floats) != null && (nulls == null || nulls.length >= rows),
+    "value arrays missing")
+  def isOptional: Boolean = nulls != null
+  def nullCount: Int = { var c = 0; if (nulls != null) { var i = 0; while (i < rows) { if (nulls(i)) c += 1; i += 1 } }; c }
+}
+
+object AlpValues {
+  /** Zeroed arrays for `rows` values. */
+  def allocate(t: AlpType, rows: Int, optional: Boolean): AlpValues = new AlpValues(t, rows,
+    if (t == AlpType.Double) new Array[Double](rows) else null, if (t == AlpType.Float) new Array[Float](rows) else null,
+    if (optional) new Array[Boolean](rows) else null)
+}
+
+/** The page compression of a column chunk (the column's codec; [[AlpChunk.Uncompressed]] for none). */
+trait PageCompression {
+  def compress(body: Array[Byte]): Array[Byte]
+  /** Decompresses `len` bytes at `off`, which must give exactly `uncompressedSize` bytes. */
+  def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte]
+}
+
+/** An encoded ALP column chunk: its bytes (page headers and compressed bodies) and counts. */
+final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long)
+
+/**
+ * One ALP column chunk, the layout shared by the private and the ratified form
+ * (docs/alp.md, "Chunk layout"): ordinary Parquet V1 data pages, each
+ *
+ * {{{
+ *   Thrift compact PageHeader { 1: type = DATA_PAGE, 2: uncompressed_page_size,
+ *     3: compressed_page_size, 5: DataPageHeader { 1: num_values (rows, nulls included),
+ *     2: encoding = ALP (10), 3: definition_level_encoding = RLE, 4: repetition_level_encoding = RLE } }
+ *   body, compressed with the column's codec:
+ *     optional column: 4-byte little-endian length + RLE/bit-packed hybrid definition levels (bit width 1)
+ *     the ALP page ([[AlpCodec]]) of the page's non-null values
+ * }}}
+ *
+ * Pure: bytes in, values out; every length is checked against the bytes that remain before
+ * anything is allocated from it. Errors: [[AlpChunkException]] with the offset in the chunk.
+ */
+object AlpChunk {
+  final val AlpEncoding = 10
+  final val PlainEncoding = 0
+  final val RleEncoding = 3
+  final val DataPage = 0
+  /** Rows per page written (64 ALP vectors of 1024). */
+  final val DefaultPageRows = 65536
+
+  object Uncompressed extends PageCompression {
+    def compress(body: Array[Byte]): Array[Byte] = body
+    def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte] =
+      java.util.Arrays.copyOfRange(in, off, off + len)
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
+    encodePages(v, compression, pageRows, AlpEncoding, alpBody)
+
+  /**
+   * The same values as ordinary PLAIN V1 data pages (what `alp-decode` writes): the layout
+   * above with encoding PLAIN (0) and the page's non-null values as little-endian IEEE-754.
+   */
+  def encodePlain(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
+    encodePages(v, compression, pageRows, PlainEncoding, (v, from, n) => withLevels(v, from, n, plainValues(v, from, n)))
+
+  private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int, encoding: Int,
+      body: (AlpValues, Int, Int) => Array[Byte]): AlpChunkBytes = {
+    require(pageRows > 0, "pageRows must be positive")
+    val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
+    var pages = 0
+    var uncompressed = 0L
+    var from = 0
+    while (from < v.rows) {
+      val n = math.min(pageRows, v.rows - from)
+      val b = body(v, from, n)
+      val compressed = compression.compress(b)
+      val header = pageHeader(n, b.length, compressed.length, encoding)
+      out.write(header)
+      out.write(compressed)
+      uncompressed += header.length + b.length
+      pages += 1
+      from += n
+    }
+    AlpChunkBytes(out.toByteArray, pages, v.rows, uncompressed)
+  }
+
+  private def plainValues(v: AlpValues, from: Int, n: Int): Array[Byte] = {
+    val b = java.nio.ByteBuffer.allocate(n * v.t.valueBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    var i = from
+    while (i < from + n) {
+      if (v.nulls == null || !v.nulls(i)) {
+        if (v.t == AlpType.Double) b.putLong(java.lang.Double.doubleToRawLongBits(v.doubles(i)))
+        else b.putInt(java.lang.Float.floatToRawIntBits(v.floats(i)))
+      }
+      i += 1
+    }
+    java.util.Arrays.copyOf(b.array(), b.position())
+  }
+
+  /** `values` preceded by the page's definition levels when the column is optional. */
+  private def withLevels(v: AlpValues, from: Int, n: Int, values: Array[Byte]): Array[Byte] =
+    if (!v.isOptional) values
+    else {
+      val levels = definitionLevels(v.nulls, from, n)
+      val out = new Array[Byte](4 + levels.length + values.length)
+      putIntLE(out, 0, levels.length)
+      System.arraycopy(levels, 0, out, 4, levels.length)
+      System.arraycopy(values, 0, out, 4 + levels.length, values.length)
+      out
+    }
+
+  private def alpBody(v: AlpValues, from: Int, n: Int): Array[Byte] = {
+    val alp = if (v.t == AlpType.Double) {
+      if (v.isOptional) AlpCodec.encodeDoubles(dense(v.doubles, v.nulls, from, n))
+      else AlpCodec.encodeDoubles(v.doubles, from, n)
+    } else {
+      if (v.isOptional) AlpCodec.encodeFloats(dense(v.floats, v.nulls, from, n))
+      else AlpCodec.encodeFloats(v.floats, from, n)
+    }
+    withLevels(v, from, n, alp)
+  }
+
+  private def dense(a: Array[Double], nulls: Array[Boolean], from: Int, n: Int): Array[Double] =
+    (from until from + n).iterator.filterNot(nulls(_)).map(a(_)).toArray
+  private def dense(a: Array[Float], nulls: Array[Boolean], from: Int, n: Int): Array[Float] =
+    (from until from + n).iterator.filterNot(nulls(_)).map(a(_)).toArray
+
+  /** Definition levels (0 = null, 1 = value) as RLE runs of the hybrid encoding, bit width 1. */
+  private def definitionLevels(nulls: Array[Boolean], from: Int, n: Int): Array[Byte] = {
+    val w = new ThriftCompactWriter(16)
+    var i = from
+    val end = from + n
+    while (i < end) {
+      val value = nulls(i)
+      var j = i + 1
+      while (j < end && nulls(j) == value) j += 1
+      w.varint((j - i).toLong << 1)
+      w.byte(if (value) 0 else 1)
+      i = j
+    }
+    w.toByteArray
+  }
+
+  private def pageHeader(rows: Int, uncompressed: Int, compressed: Int, encoding: Int): Array[Byte] = {
+    val w = new ThriftCompactWriter(32)
+    w.structBegin()
+    w.i32Field(1, DataPage)
+    w.i32Field(2, uncompressed)
+    w.i32Field(3, compressed)
+    w.structField(5)
+    w.i32Field(1, rows)
+    w.i32Field(2, encoding)
+    w.i32Field(3, RleEncoding)
+    w.i32Field(4, RleEncoding)
+    w.structEnd()
+    w.structEnd()
+    w.toByteArray
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  /** The fields of a page header this layout uses (-1: absent). */
+  private final case class Header(size: Int, pageType: Int, uncompressed: Long, compressed: Long, numValues: Long,
+      encoding: Int, defEncoding: Int)
+
+  /**
+   * Decodes the chunk `buf[off, off + len)` into `out` (all its rows); `pages`: the page count
+   * the caller expects (-1: any). Returns the number of pages.
+   */
+  def decode(buf: Array[Byte], off: Int, len: Int, out: AlpValues, compression: PageCompression, pages: Int = -1): Int = {
+    require(off >= 0 && len >= 0 && off.toLong + len <= buf.length, "chunk outside the buffer")
+    val end = off + len
+    var pos = off
+    var done = 0
+    var page = 0
+    while (done < out.rows) {
+      val at = (pos - off).toLong
+      if (pos >= end) fail(CountMismatch(at, "rows in the chunk", done, out.rows))
+      val h = readHeader(buf, pos, end - pos, at)
+      if (h.pageType != DataPage) fail(UnexpectedPage(at, s"page type ${h.pageType}, expected DATA_PAGE (0)"))
+      if (h.encoding != AlpEncoding) fail(UnexpectedPage(at, s"page encoding ${h.encoding}, expected ALP (10)"))
+      if (h.numValues <= 0 || h.numValues > out.rows - done) {
+        fail(CountMismatch(at, "num_values", h.numValues, out.rows - done))
+      }
+      val n = h.numValues.toInt
+      if (out.isOptional && h.defEncoding != RleEncoding) {
+        fail(UnexpectedPage(at, s"definition_level_encoding ${h.defEncoding}, expected RLE (3)"))
+      }
+      val bodyAt = pos + h.size
+      if (h.compressed < 0 || h.compressed > end - bodyAt) {
+        fail(Truncated(bodyAt - off, h.compressed, end - bodyAt))
+      }
+      val maxBody = maxBodyBytes(n, out.t)
+      if (h.uncompressed < 0 || h.uncompressed > maxBody) {
+        fail(BadPageSize(at, "uncompressed_page_size", h.uncompressed, maxBody))
+      }
+      val body = try compression.decompress(buf, bodyAt, h.compressed.toInt, h.uncompressed.toInt) catch {
+        case e: java.io.IOException => fail(Decompression(bodyAt - off, String.valueOf(e.getMessage)))
+        case e: RuntimeException =>
+          fail(Decompression(bodyAt - off, s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      }
+      if (body.length != h.uncompressed) {
+        fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
+      }
+      decodeBody(body, n, out, done, page, bodyAt - off)
+      done += n
+      page += 1
+      pos = bodyAt + h.compressed.toInt
+    }
+    if (pos != end) fail(TrailingBytes(pos - off, end - pos))
+    if (pages >= 0 && page != pages) fail(CountMismatch(0, "page count", page, pages))
+    page
+  }
+
+  /** Largest page body this writer could produce for `n` rows (bounds allocation). */
+  private def maxBodyBytes(n: Int, t: AlpType): Long =
+    4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
+
+  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Unit = {
+    var alpAt = 0
+    var present = n
+    if (out.isOptional) {
+      if (body.length < 4) fail(Truncated(bodyOffset, 4, body.length))
+      val levelsLen = getIntLE(body, 0).toLong & 0xffffffffL
+      if (levelsLen > body.length - 4) fail(Truncated(bodyOffset + 4, levelsLen, body.length - 4))
+      present = readLevels(body, 4, levelsLen.toInt, n, out.nulls, at, bodyOffset)
+      alpAt = 4 + levelsLen.toInt
+    }
+    val alpLen = body.length - alpAt
+    try {
+      val h = AlpCodec.readHeader(body, alpAt, alpLen, out.t)
+      if (h.numElements != present) fail(CountMismatch(bodyOffset + alpAt + 3, "ALP num_elements", h.numElements, present))
+      // straight into `out` without nulls, else densely, then spread over the non-null rows
+      val dense = if (present == n) out else AlpValues.allocate(out.t, present, optional = false)
+      val to = if (present == n) at else 0
+      if (out.t == AlpType.Double) AlpCodec.decodeDoubles(body, alpAt, alpLen, dense.doubles, to)
+      else AlpCodec.decodeFloats(body, alpAt, alpLen, dense.floats, to)
+      if (dense ne out) {
+        var i = 0; var j = 0
+        while (i < n) {
+          if (!out.nulls(at + i)) {
+            if (out.t == AlpType.Double) out.doubles(at + i) = dense.doubles(j) else out.floats(at + i) = dense.floats(j)
+            j += 1
+          }
+          i += 1
+        }
+      }
+    } catch {
+      case e: AlpDecodeException => fail(BadAlpBody(bodyOffset + alpAt, page, e.reason))
+    }
+  }
+
+  /** Reads `n` definition levels (bit width 1) into `nulls[at...]`; returns the non-null count. */
+  private def readLevels(b: Array[Byte], start: Int, len: Int, n: Int, nulls: Array[Boolean], at: Int,
+      bodyOffset: Long): Int = {
+    val end = start + len
+    var p = start
+    var i = 0
+    var present = 0
+    def where = bodyOffset + p
+    while (i < n) {
+      if (p >= end) fail(BadLevels(where, s"${n - i} of $n levels missing"))
+      var header = 0L
+      var shift = 0
+      var more = true
+      while (more) {
+        if (p >= end || shift > 28) fail(BadLevels(where, "run header overruns the levels"))
+        val x = b(p) & 0xff
+        header |= (x & 0x7fL) << shift
+        shift += 7
+        p += 1
+        more = (x & 0x80) != 0
+      }
+      if ((header & 1) == 0) { // RLE run: count, one byte value
+        val count = header >>> 1
+        if (count == 0 || count > n - i) fail(BadLevels(where, s"RLE run of $count levels, ${n - i} remain"))
+        if (p >= end) fail(BadLevels(where, "RLE run value missing"))
+        val v = b(p) & 0xff
+        p += 1
+        if (v > 1) fail(BadLevels(where - 1, s"level $v exceeds the maximum 1"))
+        java.util.Arrays.fill(nulls, at + i, at + i + count.toInt, v == 0)
+        if (v == 1) present += count.toInt
+        i += count.toInt
+      } else { // bit-packed: groups of 8 levels, one byte each at bit width 1
+        val groups = header >>> 1
+        if (groups == 0 || groups > end - p) fail(BadLevels(where, s"$groups bit-packed groups, ${end - p} bytes remain"))
+        var g = 0L
+        while (g < groups) {
+          val x = b(p) & 0xff
+          var k = 0
+          while (k < 8 && i < n) {
+            val v = (x >>> k) & 1
+            nulls(at + i) = v == 0
+            present += v
+            i += 1
+            k += 1
+          }
+          p += 1
+          g += 1
+        }
+      }
+    }
+    present
+  }
+
+  private def readHeader(buf: Array[Byte], pos: Int, avail: Int, at: Long): Header = {
+    import ThriftWalker.{I32, Struct}
+    val w = new ThriftWalker(buf, pos, avail)
+    val p = w.protocol
+    var pageType = -1
+    var uncompressed = -1L
+    var compressed = -1L
+    var numValues = -1L
+    var encoding = -1
+    var defEncoding = -1
+    try {
+      w.fields {
+        case (1, I32) => pageType = p.readI32(); true
+        case (2, I32) => uncompressed = p.readI32().toLong; true
+        case (3, I32) => compressed = p.readI32().toLong; true
+        case (5, Struct) =>
+          w.fields {
+            case (1, I32) => numValues = p.readI32().toLong; true
+            case (2, I32) => encoding = p.readI32(); true
+            case (3, I32) => defEncoding = p.readI32(); true
+            case _ => false
+          }
+          true
+        case _ => false
+      }
+    } catch {
+      case e: shaded.parquet.org.apache.thrift.TException => fail(BadPageHeader(at, String.valueOf(e.getMessage)))
+    }
+    if (pageType < 0 || uncompressed < 0 || compressed < 0) fail(BadPageHeader(at, "a required field is missing"))
+    if (pageType == DataPage && (numValues < 0 || encoding < 0)) fail(BadPageHeader(at, "data_page_header is missing"))
+    Header(w.pos, pageType, uncompressed, compressed, numValues, encoding, defEncoding)
+  }
+
+  private def fail(reason: AlpChunkErrorReason): Nothing = throw new AlpChunkException(reason)
+
+  private[alp] def putIntLE(b: Array[Byte], p: Int, v: Int): Unit = {
+    b(p) = v.toByte; b(p + 1) = (v >>> 8).toByte; b(p + 2) = (v >>> 16).toByte; b(p + 3) = (v >>> 24).toByte
+  }
+  private[alp] def getIntLE(b: Array[Byte], p: Int): Int =
+    (b(p) & 0xff) | ((b(p + 1) & 0xff) << 8) | ((b(p + 2) & 0xff) << 16) | ((b(p + 3) & 0xff) << 24)
+}

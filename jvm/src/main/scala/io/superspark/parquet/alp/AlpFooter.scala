@@ -1,0 +1,159 @@
+package io.superspark.parquet.alp
+
+import scala.collection.mutable
+
+import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
+
+/**
+ * One column chunk of a Thrift footer as the ALP forms see it. `metaStop`: offset of the
+ * `ColumnMetaData` stop byte (where a field 32767 is appended); `encodings`: (offset, value)
+ * of each `encodings` list element (each a 1-byte zigzag varint when below 64);
+ * `extension`: the payload of a field 32767 of that `ColumnMetaData`, whoever wrote it.
+ */
+final case class AlpChunkRef(rowGroup: Int, column: Int, path: Seq[String], physicalType: Int, codec: Int,
+    numValues: Long, totalCompressedSize: Long, dataPageOffset: Long, dictionaryPageOffset: Long, metaStop: Int,
+    encodings: Seq[(Int, Int)], extension: Option[Array[Byte]]) {
+  def isRatified: Boolean = encodings.exists(_._2 == AlpChunk.AlpEncoding)
+  /** parquet-java's `ColumnChunkMetaData.getStartingPos`. */
+  def startingPos: Long =
+    if (dictionaryPageOffset > 0 && dictionaryPageOffset < dataPageOffset) dictionaryPageOffset else dataPageOffset
+  def ourExtension: Option[Array[Byte]] = extension.filter(AlpExtension.isOurs)
+}
+
+/**
+ * The ALP forms' view of a Thrift compact `FileMetaData` (docs/alp.md): a walk of row groups,
+ * column chunks and their `ColumnMetaData` that builds no parquet-format objects (parquet-java
+ * 1.17 drops field 32767 and cannot hold the ALP encoding), and the byte surgery of both forms:
+ * appending the private form's field 32767 to chosen `ColumnMetaData`s, and switching the
+ * `encodings` entries of ratified chunks between ALP (10) and a placeholder.
+ */
+object AlpFooter {
+  /**
+   * Key-value metadata naming the ALP form of a file superspark wrote: tells the scan to look
+   * for ALP data in the footer's column metadata (which parquet-java's footer objects drop).
+   */
+  val HintKey = "superspark.alp"
+
+  import ThriftWalker.{Binary, I32, I64, List}
+
+  /** Every column chunk of the footer, in row-group then column order. */
+  def scan(thrift: Array[Byte]): IndexedSeq[AlpChunkRef] = {
+    val w = new ThriftWalker(thrift)
+    import w.{fields, list, pos}
+    val p = w.protocol
+    val out = IndexedSeq.newBuilder[AlpChunkRef]
+
+    w.columnMetaData { (rg, col) =>
+      var tpe = -1; var codec = -1; var numValues = -1L; var compressed = -1L; var dataPage = -1L; var dict = -1L
+      val path = mutable.ArrayBuffer.empty[String]
+      val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
+      var ext: Option[Array[Byte]] = None
+      val stop = fields {
+        case (1, I32) => tpe = p.readI32(); true
+        case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
+        case (3, List) => list { _ => path += p.readString() }; true
+        case (4, I32) => codec = p.readI32(); true
+        case (5, I64) => numValues = p.readI64(); true
+        case (7, I64) => compressed = p.readI64(); true
+        case (9, I64) => dataPage = p.readI64(); true
+        case (11, I64) => dict = p.readI64(); true
+        case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
+          val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
+        case _ => false
+      }
+      out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,
+        encodings.toSeq, ext)
+    }
+    out.result()
+  }
+
+  /** The footer with a field 32767 holding `payload` appended to the given chunks' `ColumnMetaData`. */
+  def withExtensions(thrift: Array[Byte], payloads: Map[(Int, Int), Array[Byte]]): Array[Byte] = {
+    if (payloads.isEmpty) return thrift
+    val refs = scan(thrift).filter(r => payloads.contains((r.rowGroup, r.column)))
+    require(refs.size == payloads.size, s"footer has ${refs.size} of the ${payloads.size} column chunks to extend")
+    refs.foreach { r =>
+      require(r.extension.isEmpty, s"column chunk (${r.rowGroup}, ${r.column}) already carries a field 32767")
+    }
+    val out = new java.io.ByteArrayOutputStream(thrift.length + payloads.size * 64)
+    var from = 0
+    refs.sortBy(_.metaStop).foreach { r =>
+      out.write(thrift, from, r.metaStop - from)
+      val payload = payloads((r.rowGroup, r.column))
+      out.write(FooterLayout.FieldHeader)
+      out.write(FooterLayout.uleb128(payload.length))
+      out.write(payload)
+      from = r.metaStop // the stop byte stays
+    }
+    out.write(thrift, from, thrift.length - from)
+    out.toByteArray
+  }
+
+  // ---- the same extensions in the FlatBuffer footer's v1 extension slot ----
+
+  private val SlotEntry = 8 + AlpExtension.Size
+
+  /**
+   * The FlatBuffer footer's copy of the private form's column extensions (docs/alp.md): one
+   * entry of its extension slot named by [[AlpExtension.Uuid]], holding
+   * `[count u32][count x (row group u32, column u32, 50-byte extension payload)]`, little-endian;
+   * None when the footer has no extension of ours. Final-form (PAR3) files keep it there only.
+   */
+  def slotData(thrift: Array[Byte]): Option[Array[Byte]] = {
+    val ours = scan(thrift).flatMap(r => r.ourExtension.map(p => (r.rowGroup, r.column, p)))
+    if (ours.isEmpty) None
+    else {
+      val b = java.nio.ByteBuffer.allocate(4 + ours.size * SlotEntry).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+      b.putInt(ours.size)
+      ours.foreach { case (rg, col, p) => b.putInt(rg).putInt(col).put(p) }
+      Some(b.array())
+    }
+  }
+
+  /** The entries of [[slotData]]: (row group, column) -> payload; an error when the sizes disagree. */
+  def parseSlot(data: Array[Byte]): Map[(Int, Int), Array[Byte]] = {
+    val b = java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    if (data.length < 4) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes"))
+    val n = b.getInt()
+    if (n < 0 || 4L + n.toLong * SlotEntry != data.length) {
+      throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes for $n entries"))
+    }
+    (0 until n).map { _ =>
+      val key = (b.getInt(), b.getInt())
+      val p = new Array[Byte](AlpExtension.Size)
+      b.get(p)
+      key -> p
+    }.toMap
+  }
+
+  /** Zigzag varint bytes of small encoding values. */
+  private def zigzag(v: Int): Byte = (v << 1).toByte
+
+  /**
+   * A copy of the footer whose ALP (10) `encodings` entries read `placeholder` (PLAIN by
+   * default), for parquet-java, which cannot parse the ALP encoding; None when it has none.
+   * The pages themselves still say ALP, so no other reader decodes them as `placeholder`.
+   */
+  def maskAlpEncodings(thrift: Array[Byte], placeholder: Int = 0): Option[Array[Byte]] = {
+    val at = scan(thrift).flatMap(_.encodings.collect { case (pos, AlpChunk.AlpEncoding) => pos })
+    if (at.isEmpty) None
+    else {
+      val out = thrift.clone()
+      at.foreach(pos => out(pos) = zigzag(placeholder))
+      Some(out)
+    }
+  }
+
+  /** The footer with the `placeholder` entries of `encodings` of the given chunks set to ALP (10). */
+  def markAlpEncodings(thrift: Array[Byte], chunks: Set[(Int, Int)], placeholder: Int = 0): Array[Byte] = {
+    val out = thrift.clone()
+    val refs = scan(thrift).filter(r => chunks((r.rowGroup, r.column)))
+    require(refs.size == chunks.size, s"footer has ${refs.size} of the ${chunks.size} ALP column chunks")
+    refs.foreach { r =>
+      val slots = r.encodings.collect { case (pos, v) if v == placeholder => pos }
+      require(slots.nonEmpty, s"column chunk (${r.rowGroup}, ${r.column}) lists no encoding $placeholder to mark")
+      slots.foreach(pos => out(pos) = zigzag(AlpChunk.AlpEncoding))
+    }
+    out
+  }
+}

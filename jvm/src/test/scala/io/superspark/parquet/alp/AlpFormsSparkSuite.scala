@@ -1,0 +1,189 @@
+package io.superspark.parquet.alp
+
+import java.nio.file.{Files, Path, StandardOpenOption}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.execution.SparkPlan
+
+import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
+
+/**
+ * Both ALP forms written by Spark (write options and settings) and read back by Spark through
+ * superspark: same rows as the same data written without ALP, with filters (row-group
+ * pruning), projections, nulls, FLOAT and DOUBLE, several row groups, the scan metric, the
+ * fallback to the ordinary chunk (private form), and vanilla Spark's failure on the ratified form.
+ */
+class AlpFormsSparkSuite extends SparkSessionSuite {
+
+  private lazy val dir: Path = Files.createTempDirectory("alp-forms-spark")
+
+  private def parquetFiles(d: String): Seq[Path] =
+    Files.walk(Path.of(d)).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq.sorted
+
+  private def data: DataFrame = spark.range(0, 40000, 1, 2).selectExpr(
+    "id",
+    "ROUND(id * 0.01D + 3.5D, 2) AS price",
+    "IF(id % 11 = 0, NULL, CAST(ROUND(id / 7.0, 1) AS FLOAT)) AS temp",
+    "IF(id % 13 = 0, NULL, id * 1.0e-3D) AS reading",
+    "CAST(id % 5 AS STRING) AS tag",
+    "NAMED_STRUCT('x', id * 0.5D) AS st")
+
+  private def write(df: DataFrame, path: String, opts: (String, String)*): String = {
+    df.write.mode("overwrite").option("parquet.block.size", "65536").options(opts.toMap).parquet(path)
+    path
+  }
+
+  private lazy val plain = write(data, dir.resolve("plain").toString)
+  private lazy val privateForm = write(data, dir.resolve("private").toString, "alpColumns" -> "price,temp,reading")
+  private lazy val ratified = write(data, dir.resolve("ratified").toString, "alpColumns" -> "*", "alpForm" -> "ratified")
+
+  private val queries: Seq[DataFrame => DataFrame] = Seq(
+    df => df,
+    df => df.where("price > 300.0 AND price < 310.0").select("id", "price", "reading"),
+    df => df.where("temp IS NULL").selectExpr("count(*)", "sum(price)"),
+    df => df.selectExpr("sum(price)", "min(temp)", "max(reading)", "count(reading)"),
+    df => df.where("tag = '3'").select("temp", "st.x"),
+    df => df.select("price"))
+
+  private def rows(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
+
+  private def alpMetrics(df: DataFrame): (Long, Long) = {
+    df.collect()
+    FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)
+  }
+
+  test("private form: same rows as without ALP, through ALP chunks, with the vectorized reader on and off") {
+    for (q <- queries) assert(rows(q(spark.read.parquet(privateForm))) == rows(q(spark.read.parquet(plain))))
+    val (chunks, fallbacks) = alpMetrics(spark.read.parquet(privateForm).selectExpr("sum(price)", "sum(temp)"))
+    assert(chunks > 0 && fallbacks == 0)
+    withSQLConf("spark.sql.parquet.enableVectorizedReader" -> "false") {
+      assert(rows(spark.read.parquet(privateForm)) == rows(spark.read.parquet(plain)))
+    }
+    withSQLConf("spark.superspark.parquet.alp.read" -> "false") {
+      val df = spark.read.parquet(privateForm).select("price")
+      assert(rows(df) == rows(spark.read.parquet(plain).select("price")))
+      assert(alpMetrics(df)._1 == 0)
+    }
+  }
+
+  test("private form: the ALP chunks lie before the ordinary chunks and each ColumnMetaData has the extension") {
+    val files = parquetFiles(privateForm)
+    val refs = files.flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+    val extended = refs.filter(_.ourExtension.isDefined)
+    assert(extended.map(_.path.head).toSet == Set("price", "temp", "reading"))
+    assert(refs.groupBy(_.rowGroup).size > 1, "several row groups")
+    files.foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val rs = AlpFooter.scan(FooterFiles.thriftFooter(footer))
+      rs.groupBy(_.rowGroup).values.foreach { group =>
+        val exts = group.flatMap(_.ourExtension).map(AlpExtension.parse(_, footer.footerOffset))
+        assert(exts.size == 3)
+        assert(exts.map(e => e.offset + e.size).max <= group.map(_.startingPos).min)
+        assert(exts.forall(_.values == group.head.numValues))
+      }
+    }
+  }
+
+  test("private form: a damaged extension or ALP chunk falls back to the ordinary chunk") {
+    val copy = dir.resolve("private-damaged")
+    Files.createDirectories(copy)
+    parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
+    // flip a byte inside the first ALP chunk of every file: its crc32 no longer matches
+    parquetFiles(copy.toString).foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val e = AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).map(
+        AlpExtension.parse(_, footer.footerOffset)).head
+      val ch = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)
+      try {
+        val b = java.nio.ByteBuffer.allocate(1)
+        ch.read(b, e.offset + e.size / 2); b.flip()
+        val flipped = java.nio.ByteBuffer.wrap(Array((b.get() ^ 0x5a).toByte))
+        ch.write(flipped, e.offset + e.size / 2)
+      } finally ch.close()
+    }
+    val df = spark.read.parquet(copy.toString).select("price", "temp")
+    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
+    val (chunks, fallbacks) = alpMetrics(df)
+    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
+  }
+
+  test("ratified form: one chunk per column, ALP = 10 in encodings, read by superspark, not by vanilla Spark") {
+    for (q <- queries) assert(rows(q(spark.read.parquet(ratified))) == rows(q(spark.read.parquet(plain))))
+    val refs = parquetFiles(ratified).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+    assert(refs.filter(_.isRatified).map(_.path.head).toSet == Set("price", "temp", "reading"))
+    assert(refs.forall(_.ourExtension.isEmpty))
+    val plainBytes = parquetFiles(plain).map(Files.size).sum
+    val ratifiedBytes = parquetFiles(ratified).map(Files.size).sum
+    assert(ratifiedBytes < plainBytes, s"ratified $ratifiedBytes vs plain $plainBytes")
+    val (chunks, _) = alpMetrics(spark.read.parquet(ratified).selectExpr("sum(price)"))
+    assert(chunks > 0)
+    withSQLConf(FooterInterceptorConf.ReadKey -> "false") {
+      val e = intercept[Exception](spark.read.parquet(ratified).select("price").collect())
+      assert(e.getCause.getMessage.contains("Required field 'encoding' was not present"))
+    }
+  }
+
+  test("statistics prune row groups of ALP columns in both forms") {
+    for (path <- Seq(privateForm, ratified)) {
+      val df = spark.read.parquet(path).where("price < 5.0").select("price")
+      val got = rows(df)
+      assert(got == rows(spark.read.parquet(plain).where("price < 5.0").select("price")))
+      val (chunks, _) = alpMetrics(df)
+      val all = alpMetrics(spark.read.parquet(path).select("price"))._1
+      assert(chunks < all, s"$path: $chunks of $all chunks read with a selective filter")
+    }
+  }
+
+  test("settings choose columns and form; bad columns are refused naming them") {
+    val p = dir.resolve("by-setting").toString
+    withSQLConf("spark.superspark.parquet.alp.columns" -> "price", "spark.superspark.parquet.alp.form" -> "ratified") {
+      data.write.mode("overwrite").parquet(p)
+    }
+    val refs = parquetFiles(p).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+    assert(refs.filter(_.isRatified).map(_.path.head).toSet == Set("price"))
+    assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
+    val e = intercept[Exception](data.write.mode("overwrite").option("alpColumns", "tag").parquet(p))
+    assert(e.getMessage.contains("tag"))
+  }
+
+  test("DSv2 scans read both forms through the same reader") {
+    withSQLConf("spark.sql.sources.useV1SourceList" -> "avro,csv,json,kafka,orc,text") {
+      for (path <- Seq(privateForm, ratified); q <- queries.take(3)) {
+        assert(rows(q(spark.read.parquet(path))) == rows(q(spark.read.parquet(plain))))
+      }
+    }
+  }
+
+  test("private form with the FlatBuffers footer: extensions carried in its slot, read in every footer form") {
+    for (form <- Seq("private", "intermediate", "final")) {
+      val p = dir.resolve(s"private-footer-$form").toString
+      withSQLConf(FooterInterceptorConf.WriteKey -> "true", FooterInterceptorConf.FormKey -> form) {
+        write(data, p, "alpColumns" -> "price,reading")
+      }
+      parquetFiles(p).foreach { f =>
+        val footer = FooterFiles.readFooter(f)
+        assert(FooterFiles.formOf(footer).name == form)
+        // the FlatBuffer's slot holds the same extensions as the Thrift ColumnMetaData
+        val fromSlot = FooterLayout.locate(footer) match {
+          case FooterLayout.Present(ext) =>
+            val fb = io.superspark.parquet.footer.fbs.FileMetaData.getRootAsFileMetaData(
+              java.nio.ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice())
+            val e = fb.extensions(0)
+            assert(fb.extensionsLength() == 1 && e.uuid().msb() == AlpExtension.Uuid.getMostSignificantBits)
+            val d = e.dataAsByteBuffer(); val a = new Array[Byte](d.remaining); d.get(a)
+            AlpFooter.parseSlot(a)
+          case other => fail(s"$f: $other")
+        }
+        val refs = AlpFooterRefs.of(footer)
+        assert(refs.filter(_.ourExtension.isDefined).map(r => (r.rowGroup, r.column)).toSet == fromSlot.keySet)
+        assert(fromSlot.size == 2 * refs.map(_.rowGroup).distinct.size)
+      }
+      assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
+      assert(alpMetrics(spark.read.parquet(p).select("price"))._1 > 0, form)
+    }
+  }
+}
