@@ -6,9 +6,9 @@ a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. S
 
 Everything runs in the JVM (``io.superspark.parquet.footer.FooterTool`` in the superspark
 jar): this module only calls it through py4j, using the running SparkSession's gateway when
-there is one with the superspark jar, otherwise a plain JVM started once (no Spark: py4j's
-``GatewayServer`` with only the superspark jar and the parquet, flatbuffers, Scala, Jackson,
-SLF4J and py4j jars of pyspark on its classpath). The command line starts that JVM with
+there is one with the superspark jar, otherwise a plain JVM started once (py4j's
+``GatewayServer`` with the superspark jar and pyspark's jars on its classpath: no
+``spark-submit``, no SparkContext, only the classes used are loaded). The command line starts that JVM with
 ``-XX:TieredStopAtLevel=1`` (one call on a few files: quick compilation beats peak speed).
 
 Python API (each returns one dict per Parquet file; directories are walked)::
@@ -74,18 +74,14 @@ def _tool():
     return _gateway.jvm.io.superspark.parquet.footer.FooterTool
 
 
-#: The jars of pyspark's ``jars/`` the footer tool needs besides the superspark jar.
-TOOL_JARS = ("scala-library", "parquet-column", "parquet-common", "parquet-encoding",
-             "parquet-format-structures", "parquet-hadoop", "flatbuffers-java", "jackson-core",
-             "jackson-databind", "jackson-annotations", "slf4j-api", "py4j")
-
 #: Extra JVM options of the command line's JVM (``main``); the Python API keeps the defaults.
 _jvm_options: List[str] = []
 
 
 def tool_classpath() -> List[str]:
-    """The footer tool JVM's classpath: the superspark jar, then :data:`TOOL_JARS` from
-    pyspark's jars (the py4j jar last)."""
+    """The footer tool JVM's classpath: the superspark jar, pyspark's py4j jar, then
+    pyspark's ``jars/*`` (parquet-java needs Hadoop's configuration classes and more; the JVM
+    loads only the classes used, and no Spark code runs)."""
     import glob
 
     from pyspark.find_spark_home import _find_spark_home
@@ -93,20 +89,18 @@ def tool_classpath() -> List[str]:
     from superspark import jar_path
 
     jars = os.path.join(_find_spark_home(), "jars")
-    out = [jar_path()]
-    for name in TOOL_JARS:
-        found = sorted(glob.glob(os.path.join(jars, f"{name}-[0-9]*.jar")))
-        if len(found) != 1:
-            raise FileNotFoundError(f"expected one {name}-<version>.jar in {jars}, found {found or 'none'}")
-        out.append(found[0])
-    return out
+    py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
+    if len(py4j) != 1:
+        raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
+    return [jar_path(), py4j[0], os.path.join(jars, "*")]
 
 
 def _launch_tool_jvm():
     """A plain JVM running py4j's GatewayServer with :func:`tool_classpath` (no Spark)."""
     from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
-    *classpath, py4j_jar = tool_classpath()
+    ours, py4j_jar, *classpath = tool_classpath()
+    classpath = [ours, *classpath]
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else "java"
     # The JVM's own logging goes nowhere unless asked for: results and errors come back as
