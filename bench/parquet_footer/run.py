@@ -124,6 +124,11 @@ def run_jmh(classes: str, folder: str, columns) -> dict:
            "-jvmArgs", f"-Xmx6g -Dfooter.bench.dir={folder}",
            "-rf", "json", "-rff", result, "io.superspark.bench"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return load_jmh(result)
+
+
+def load_jmh(result: str) -> dict:
+    """{(benchmark, columns, form): median, min, max, n} from JMH's JSON result file."""
     stats = {}
     for b in json.load(open(result)):
         name = b["benchmark"].rsplit(".", 1)[1]
@@ -220,6 +225,7 @@ def plot(columns, s, size) -> None:
     line(ax, lambda c: ("thriftDecode", c, None), "o-", "parquet-java Thrift -> ParquetMetadata")
     line(ax, lambda c: ("fullDecode", c, "private"), "s-", "private form, full decode")
     line(ax, lambda c: ("fullDecode", c, "final"), "D--", "final (PAR3) form, full decode")
+    line(ax, lambda c: ("fullDecodeEager", c, "final"), "P-.", "final form, full decode, eager statistics")
     line(ax, lambda c: ("projectedDecode", c, "private"), "^-", "private form, 10 columns")
     line(ax, lambda c: ("projectedDecode", c, "final"), "v--", "final form, 10 columns")
     line(ax, lambda c: ("add", c, None), "x:", "add (private form)")
