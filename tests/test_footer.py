@@ -122,6 +122,32 @@ def test_module_runs_as_a_program(tmp_path):
     assert p.returncode == 2 and p.stdout.startswith("absent "), p.stdout + p.stderr
 
 
+def test_tool_jvm_is_plain_py4j_and_the_cli_migrates_through_every_form(tmp_path):
+    """Without a SparkSession the tool runs in py4j's GatewayServer (no spark-submit, no
+    SparkContext); the command line's JVM (C1 only) reads Thrift footers (parquet-java needs
+    Hadoop's configuration classes) and round-trips a file through every form."""
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3], "s": ["x", "y", None]}), f)
+    original = open(f, "rb").read()
+    probe = ("import json, sys\nfrom superspark import footer\n[r] = footer.inspect(sys.argv[1])\n"
+             "jvm = footer._gateway.jvm\n"
+             "print(json.dumps([r['form'], r['metadata_source'], jvm.java.lang.System.getProperty('sun.java.command'),"
+             " str(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())]))")
+    p = subprocess.run([sys.executable, "-c", probe, f], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    form, source, command, jvm_args = json.loads(p.stdout)
+    assert (form, source) == ("plain", "thrift")
+    assert command.startswith("py4j.GatewayServer") and "SparkSubmit" not in command
+    assert "-XX:TieredStopAtLevel=1" not in jvm_args  # the Python API keeps C2
+    for to in ("private", "intermediate", "final", "plain"):
+        p = subprocess.run([sys.executable, "-m", "superspark.footer", "migrate", "--to", to, "--json", f],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stdout + p.stderr
+        [r] = json.loads(p.stdout)
+        assert (r["status"], r["to"]) == ("migrated", to), r
+    assert open(f, "rb").read() == original
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED = os.path.join(REPO, "jvm", "src", "main", "java", "io", "superspark", "parquet", "footer", "fbs")
 

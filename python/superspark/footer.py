@@ -6,8 +6,10 @@ a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. S
 
 Everything runs in the JVM (``io.superspark.parquet.footer.FooterTool`` in the superspark
 jar): this module only calls it through py4j, using the running SparkSession's gateway when
-there is one with the superspark jar, otherwise a plain JVM started once with
-``pyspark.java_gateway.launch_gateway`` and the jar on its classpath.
+there is one with the superspark jar, otherwise a plain JVM started once (py4j's
+``GatewayServer`` with the superspark jar and pyspark's jars on its classpath: no
+``spark-submit``, no SparkContext, only the classes used are loaded). The command line starts that JVM with
+``-XX:TieredStopAtLevel=1`` (one call on a few files: quick compilation beats peak speed).
 
 Python API (each returns one dict per Parquet file; directories are walked)::
 
@@ -39,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from typing import Iterable, List, Optional, Sequence, Union
 
@@ -70,19 +71,47 @@ def _tool():
         if isinstance(tool, JavaClass):
             return tool
     if _gateway is None:
-        from pyspark import SparkConf
-        from pyspark.java_gateway import launch_gateway
-
-        from superspark import jar_path
-
-        conf = SparkConf(loadDefaults=False)
-        conf.set("spark.driver.extraClassPath", jar_path())
-        conf.set("spark.driver.memory", os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g"))
-        # The JVM's own logging goes nowhere unless asked for: results and errors come back
-        # as JSON through py4j.
-        quiet = {} if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else {"stderr": subprocess.DEVNULL}
-        _gateway = launch_gateway(conf, popen_kwargs=quiet)
+        _gateway = _launch_tool_jvm()
     return _gateway.jvm.io.superspark.parquet.footer.FooterTool
+
+
+#: Extra JVM options of the command line's JVM (``main``); the Python API keeps the defaults.
+_jvm_options: List[str] = []
+
+
+def tool_classpath() -> List[str]:
+    """The footer tool JVM's classpath: the superspark jar, pyspark's py4j jar, then
+    pyspark's ``jars/*`` (parquet-java needs Hadoop's configuration classes and more; the JVM
+    loads only the classes used, and no Spark code runs)."""
+    import glob
+
+    from pyspark.find_spark_home import _find_spark_home
+
+    from superspark import jar_path
+
+    jars = os.path.join(_find_spark_home(), "jars")
+    py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
+    if len(py4j) != 1:
+        raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
+    return [jar_path(), py4j[0], os.path.join(jars, "*")]
+
+
+def _launch_tool_jvm():
+    """A plain JVM running py4j's GatewayServer with :func:`tool_classpath` (no Spark)."""
+    from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+
+    ours, py4j_jar, *classpath = tool_classpath()
+    classpath = [ours, *classpath]
+    java_home = os.environ.get("JAVA_HOME")
+    java = os.path.join(java_home, "bin", "java") if java_home else "java"
+    # The JVM's own logging goes nowhere unless asked for: results and errors come back as
+    # JSON through py4j.
+    debug = sys.stderr if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else None
+    port, token = launch_gateway(
+        jarpath=py4j_jar, classpath=os.pathsep.join(classpath), java_path=java, die_on_exit=True,
+        javaopts=["-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g"), *_jvm_options],
+        redirect_stderr=debug, enable_auth=True)
+    return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
 
 
 def _paths(paths: Iterable[PathArg]) -> List[str]:
@@ -267,6 +296,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 64 if e.code else 0
+    if _gateway is None:
+        # One call on a few files in a fresh JVM: C1 alone compiles fast enough to win
+        # (docs/parquet-footer.md, "Benchmark": cold CLI).
+        _jvm_options[:] = ["-XX:TieredStopAtLevel=1"]
     try:
         if args.command in ("add", "strip"):
             results = globals()[args.command](args.paths, output=args.output)

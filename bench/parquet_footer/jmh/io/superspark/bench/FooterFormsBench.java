@@ -13,8 +13,10 @@ import io.superspark.parquet.footer.*;
  * Footer decode benchmark (bench/parquet_footer/run.py compiles and runs it with JMH), on
  * pyarrow's wide fixture of `columns` columns x 20 row groups, footer bytes in memory (no file
  * I/O), in the private or final form: FooterReader.read = locate (crc32 of the size, crc32 over
- * the whole FlatBuffer) + structural verifier + decode, of all columns (fullDecode, statistics
- * decoded lazily, the default) or of 10 columns spread over the schema (projectedDecode).
+ * the whole FlatBuffer) + structural verifier + decode, of all columns (fullDecode: statistics
+ * tables verified and decoded lazily, on first access, the default), of all columns with every
+ * statistic verified and decoded at open (fullDecodeEager), or of 10 columns spread over the
+ * schema (projectedDecode, lazy statistics).
  * The parquet-java baseline and add/migrate are in FooterOpsBench.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -30,6 +32,7 @@ public class FooterFormsBench {
 
   private FooterBytes extended;
   private Projection projection;
+  private final Projection eager = new Projection(scala.Option.empty(), RowGroupSelection.All$.MODULE$, false, false);
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -53,6 +56,13 @@ public class FooterFormsBench {
   @Benchmark
   public Object fullDecode() {
     FooterReadResult r = FooterReader.read(extended, Projection.Full(), true);
+    requireFlatBuffer(r);
+    return r.metadata();
+  }
+
+  @Benchmark
+  public Object fullDecodeEager() {
+    FooterReadResult r = FooterReader.read(extended, eager, true);
     requireFlatBuffer(r);
     return r.metadata();
   }

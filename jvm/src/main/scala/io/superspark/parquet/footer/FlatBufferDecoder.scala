@@ -39,6 +39,26 @@ object FlatBufferDecoder {
     "BIT_PACKED", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY",
     "BYTE_STREAM_SPLIT").map(n => try PEncoding.valueOf(n) catch { case _: IllegalArgumentException => null })
 
+  /**
+   * The unmodifiable encoding set of each bitmask of FlatBuffer Encoding values (bit v set:
+   * Encodings(v) is in the set), built on first use and shared by every decode: one set per
+   * content, so per-leaf caches compare sets by reference.
+   */
+  private val encodingSetsByMask = new java.util.concurrent.atomic.AtomicReferenceArray[java.util.Set[PEncoding]](
+    1 << Encodings.length)
+
+  private[footer] def encodingSet(mask: Int): java.util.Set[PEncoding] = {
+    var set = encodingSetsByMask.get(mask)
+    if (set == null) {
+      val s = new JHashSet[PEncoding]()
+      var v = 0
+      while (v < Encodings.length) { if ((mask & (1 << v)) != 0) s.add(Encodings(v)); v += 1 }
+      encodingSetsByMask.compareAndSet(mask, null, Collections.unmodifiableSet(s))
+      set = encodingSetsByMask.get(mask)
+    }
+    set
+  }
+
   def root(buf: ByteBuffer): fb.FileMetaData = {
     val b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN)
     fb.FileMetaData.getRootAsFileMetaData(b)
@@ -133,14 +153,19 @@ object FlatBufferDecoder {
       else sortOrder(primitive)
 
     // ColumnChunkProperties.get canonicalizes (hashes path, type, codec, encodings) per call;
-    // a leaf's chunks nearly always share codec and encodings, so remember the last one.
+    // a leaf's chunks nearly always share codec and encodings, so remember the last one. The
+    // canonical instance may hold an equal set from an earlier decode: compare with what was
+    // passed (encoding sets are canonical per content, see `encodingSet`).
     private var lastProperties: ColumnChunkProperties = _
+    private var lastCodec: CompressionCodecName = _
+    private var lastEncodings: java.util.Set[PEncoding] = _
     def properties(codec: CompressionCodecName, encodings: java.util.Set[PEncoding]): ColumnChunkProperties = {
-      val p = lastProperties
-      if (p != null && (p.getCodec eq codec) && (p.getEncodings eq encodings)) p
+      if (lastProperties != null && (lastCodec eq codec) && (lastEncodings eq encodings)) lastProperties
       else {
         val np = ColumnChunkProperties.get(path, primitive, codec, encodings)
         lastProperties = np
+        lastCodec = codec
+        lastEncodings = encodings
         np
       }
     }
@@ -152,9 +177,11 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
   import FlatBufferDecoder._
 
   private val createdBy: String = md.createdBy()
-  private val encodingSets = new JHashMap[Integer, java.util.Set[PEncoding]]()
   private val encodingStatsCache = new JHashMap[Integer, EncodingStats]()
-  private val chunkStatistics = new ChunkStatistics(md.getByteBuffer, createdBy)
+  private var lastEncodingStatsVector = -1
+  private var lastEncodingStats: EncodingStats = _
+  private val chunkStatistics = new ChunkStatistics(md.getByteBuffer, createdBy,
+    verified = !projection.lazyStatistics)
 
   // Reused accessor objects (FlatBuffers tables are views).
   private val rgView = new fb.RowGroup()
@@ -287,19 +314,19 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
   }
 
   private def encodings(m: fb.ColumnMetadata): java.util.Set[PEncoding] = {
-    val key = FbAccess.vector(m.getByteBuffer, FbAccess.pos(m), 22)
-    if (key < 0) return Collections.unmodifiableSet(new JHashSet[PEncoding]())
-    var set = encodingSets.get(key)
-    if (set == null) {
-      val s = new JHashSet[PEncoding]()
-      var i = 0
-      val bb = m.getByteBuffer
-      val n = bb.getInt(key)
-      while (i < n) { s.add(encoding(bb.get(key + 4 + i))); i += 1 }
-      set = Collections.unmodifiableSet(s)
-      encodingSets.put(key, set)
+    val bb = m.getByteBuffer
+    val key = FbAccess.vector(bb, FbAccess.pos(m), 22)
+    if (key < 0) return encodingSet(0)
+    var mask = 0
+    var i = 0
+    val n = bb.getInt(key)
+    while (i < n) {
+      val v = bb.get(key + 4 + i)
+      encoding(v) // refuses values without a parquet-java equivalent
+      mask |= 1 << v
+      i += 1
     }
-    set
+    encodingSet(mask)
   }
 
   /**
@@ -310,6 +337,8 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     val bb = m.getByteBuffer
     val vec = FbAccess.vector(bb, FbAccess.pos(m), 24)
     if (vec < 0) return null
+    // The writer shares identical vectors: most chunks hit the last one.
+    if (vec == lastEncodingStatsVector) return lastEncodingStats
     var stats = encodingStatsCache.get(vec)
     if (stats == null) {
       val builder = new EncodingStats.Builder()
@@ -330,6 +359,8 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
       stats = builder.build()
       encodingStatsCache.put(vec, stats)
     }
+    lastEncodingStatsVector = vec
+    lastEncodingStats = stats
     stats
   }
 
@@ -339,9 +370,19 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
  * Statistics, size and geospatial statistics of one column chunk, from the position of its
  * ColumnMetadata table, with parquet-java's rules (ParquetMetadataConverter 1.17,
  * fromParquetStatistics). Thread-safe (fresh views per call): lazy chunks call it later.
+ * Unless `verified` (the whole row groups passed [[FlatBufferVerifier.verifyRowGroups]]),
+ * each call first verifies the chunk's statistics tables
+ * ([[FlatBufferVerifier.verifyChunkStatistics]]) and refuses malformed ones with a
+ * [[FooterDecodeException]].
  */
-private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
+private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String, verified: Boolean = true) {
   import FlatBufferDecoder._
+
+  private def verify(metadataPosition: Int): Unit = if (!verified) {
+    FlatBufferVerifier.verifyChunkStatistics(bb, metadataPosition).foreach { reason =>
+      throw new FooterDecodeException(s"column chunk statistics: $reason")
+    }
+  }
 
   private val ignoreLegacyStats = new java.util.concurrent.ConcurrentHashMap[PrimitiveTypeName, java.lang.Boolean]()
 
@@ -416,6 +457,7 @@ private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
   }
 
   def statistics(metadataPosition: Int, leaf: Leaf): PStatistics[_] = {
+    verify(metadataPosition)
     val m = new fb.ColumnMetadata().__assign(metadataPosition, bb)
     val builder = PStatistics.getBuilderForReading(leaf.primitive)
     val s = m.statistics(new fb.Statistics())
@@ -447,6 +489,7 @@ private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
   }
 
   def sizeStatistics(metadataPosition: Int, t: PrimitiveType): PSizeStatistics = {
+    verify(metadataPosition)
     val s = new fb.ColumnMetadata().__assign(metadataPosition, bb).sizeStatistics()
     if (s == null) return null
     val pos = FbAccess.pos(s)
@@ -457,6 +500,7 @@ private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String) {
   }
 
   def geospatialStatistics(metadataPosition: Int): PGeospatialStatistics = {
+    verify(metadataPosition)
     val g = new fb.ColumnMetadata().__assign(metadataPosition, bb).geospatialStatistics()
     if (g == null) return null
     val x = g.bbox()

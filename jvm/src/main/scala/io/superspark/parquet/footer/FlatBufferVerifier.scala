@@ -52,10 +52,20 @@ object FlatBufferVerifier {
   /**
    * Phase 2: for every row group, its column chunk vector has `leafCount` entries; column 0
    * (read for file_path and the range filter) and the selected columns (all when null) are
-   * verified deeply.
+   * verified deeply; with `statistics = false` without their statistics, size statistics and
+   * geospatial statistics tables (then [[verifyChunkStatistics]] checks those before they are read).
    */
-  def verifyRowGroups(buf: ByteBuffer, leafCount: Int, selected: Array[Boolean]): Option[FallbackReason] =
-    run(buf)(_.rowGroups(leafCount, selected))
+  def verifyRowGroups(buf: ByteBuffer, leafCount: Int, selected: Array[Boolean],
+      statistics: Boolean = true): Option[FallbackReason] =
+    run(buf)(_.rowGroups(leafCount, selected, statistics))
+
+  /**
+   * The statistics, size statistics and geospatial statistics of the ColumnMetadata table at
+   * `metadataPosition` (with that table): what [[verifyRowGroups]] leaves out with
+   * `statistics = false`, for a reader that decodes them on first access (lazy statistics).
+   */
+  def verifyChunkStatistics(buf: ByteBuffer, metadataPosition: Int): Option[FallbackReason] =
+    run(buf)(_.chunkStatistics(metadataPosition))
 
   private def run(buf: ByteBuffer)(f: Walker => Unit): Option[FallbackReason] = {
     val bb = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN)
@@ -67,6 +77,11 @@ object FlatBufferVerifier {
     }
   }
 
+  /**
+   * The walk. Allocation-free on the per-chunk path: a checked table is its position plus a
+   * `Long` packing its vtable position, vtable size and object size ([[table]]), so verifying
+   * 200,000 column chunks creates no objects.
+   */
   private final class Walker(bb: ByteBuffer) {
     private val limit = bb.limit()
 
@@ -75,45 +90,52 @@ object FlatBufferVerifier {
     private def need(at: Long, size: Long, what: String): Unit =
       if (at < 0 || size < 0 || at + size > limit) fail(at, s"$what at $at (+$size) outside the ${limit}-byte buffer")
 
-    /** A table at pos: checks it and its vtable, returns (vtable, vtableSize, objectSize). */
-    private final class T(val pos: Int) {
+    /** Checks the table at pos and its vtable: vtable position << 32 | vtable size << 16 | object size. */
+    private def table(pos: Int): Long = {
       need(pos, 4, "table")
-      private val vtL = pos.toLong - bb.getInt(pos)
+      val vtL = pos.toLong - bb.getInt(pos)
       need(vtL, 4, "vtable")
-      val vt: Int = vtL.toInt
-      val vtSize: Int = bb.getShort(vt) & 0xFFFF
-      val objSize: Int = bb.getShort(vt + 2) & 0xFFFF
+      val vt = vtL.toInt
+      val vtSize = bb.getShort(vt) & 0xFFFF
+      val objSize = bb.getShort(vt + 2) & 0xFFFF
       if (vtSize < 4 || (vtSize & 1) != 0) fail(vt, s"vtable size $vtSize")
       need(vt, vtSize, "vtable")
       if (objSize < 4) fail(vt, s"table size $objSize")
       need(pos, objSize, "table")
+      (vt.toLong << 32) | (vtSize.toLong << 16) | objSize
+    }
 
-      def field(slot: Int): Int = {
-        if (slot >= vtSize) return 0
-        val o = bb.getShort(vt + slot) & 0xFFFF
-        if (o != 0 && o < 4) fail(vt + slot, s"field offset $o inside the table header")
-        o
-      }
+    private def vtOf(t: Long): Int = (t >>> 32).toInt
+    private def vtSizeOf(t: Long): Int = ((t >>> 16) & 0xFFFF).toInt
+    private def objSizeOf(t: Long): Int = (t & 0xFFFF).toInt
 
-      def scalar(slot: Int, size: Int): Int = {
-        val o = field(slot)
-        if (o != 0 && o + size > objSize) fail(pos + o, s"field ($size bytes) past the table's $objSize bytes")
-        o
-      }
+    /** Offset of a field in the table (0 when absent). */
+    private def field(t: Long, slot: Int): Int = {
+      if (slot >= vtSizeOf(t)) return 0
+      val vt = vtOf(t)
+      val o = bb.getShort(vt + slot) & 0xFFFF
+      if (o != 0 && o < 4) fail(vt + slot, s"field offset $o inside the table header")
+      o
+    }
 
-      def enumValue(slot: Int, max: Int, what: String): Unit = {
-        val o = scalar(slot, 1)
-        if (o != 0) {
-          val v = bb.get(pos + o)
-          if (v < 0 || v > max) fail(pos + o, s"unknown $what $v")
-        }
-      }
+    private def scalar(pos: Int, t: Long, slot: Int, size: Int): Int = {
+      val o = field(t, slot)
+      if (o != 0 && o + size > objSizeOf(t)) fail(pos + o, s"field ($size bytes) past the table's ${objSizeOf(t)} bytes")
+      o
+    }
 
-      /** Target of an offset field, or -1 when absent. */
-      def ref(slot: Int): Int = {
-        val o = scalar(slot, 4)
-        if (o == 0) -1 else follow(pos + o)
+    private def enumValue(pos: Int, t: Long, slot: Int, max: Int, what: String): Unit = {
+      val o = scalar(pos, t, slot, 1)
+      if (o != 0) {
+        val v = bb.get(pos + o)
+        if (v < 0 || v > max) fail(pos + o, s"unknown $what $v")
       }
+    }
+
+    /** Target of an offset field, or -1 when absent. */
+    private def ref(pos: Int, t: Long, slot: Int): Int = {
+      val o = scalar(pos, t, slot, 4)
+      if (o == 0) -1 else follow(pos + o)
     }
 
     private def follow(at: Int): Int = {
@@ -138,121 +160,153 @@ object FlatBufferVerifier {
       if (bb.get(pos + 4 + n) != 0) fail(pos + 4L + n, "string without NUL terminator")
     }
 
-    private def optString(t: T, slot: Int): Unit = { val p = t.ref(slot); if (p >= 0) string(p) }
+    private def optString(pos: Int, t: Long, slot: Int): Unit = { val p = ref(pos, t, slot); if (p >= 0) string(p) }
 
-    private def requiredString(t: T, slot: Int, what: String): Unit = {
-      val p = t.ref(slot)
-      if (p < 0) fail(t.pos, s"$what missing")
+    private def requiredString(pos: Int, t: Long, slot: Int, what: String): Unit = {
+      val p = ref(pos, t, slot)
+      if (p < 0) fail(pos, s"$what missing")
       string(p)
     }
 
-    private def optVector(t: T, slot: Int, elemSize: Int): Int = { val p = t.ref(slot); if (p >= 0) vector(p, elemSize) else 0 }
+    private def optVector(pos: Int, t: Long, slot: Int, elemSize: Int): Int = {
+      val p = ref(pos, t, slot)
+      if (p >= 0) vector(p, elemSize) else 0
+    }
 
-    private def tables(t: T, slot: Int)(each: T => Unit): Int = {
-      val p = t.ref(slot)
+    /** Each table of a vector of tables (`each` gets the table's position); the count. */
+    private def tables(pos: Int, t: Long, slot: Int)(each: Int => Unit): Int = {
+      val p = ref(pos, t, slot)
       if (p < 0) return 0
       val n = vector(p, 4)
       var i = 0
-      while (i < n) { each(new T(follow(p + 4 + 4 * i))); i += 1 }
+      while (i < n) { each(follow(p + 4 + 4 * i)); i += 1 }
       n
     }
 
-    private def table(t: T, slot: Int)(each: T => Unit): Unit = { val p = t.ref(slot); if (p >= 0) each(new T(p)) }
-
-    private lazy val root: T = {
+    private lazy val rootPos: Int = {
       need(0, 8, "root offset")
-      new T(follow(0))
+      val p = follow(0)
+      table(p)
+      p
     }
 
     def head(): Unit = {
-      val r = root
-      r.scalar(S.Version, 4)
-      r.scalar(S.NumRows, 8)
-      if (tables(r, S.Schema)(schemaElement) == 0) fail(r.pos, "empty schema")
-      tables(r, S.Kv)(keyValue)
-      optString(r, S.CreatedBy)
-      r.scalar(S.SchemaVersion, 4)
-      tables(r, S.Extensions) { e =>
-        if (e.scalar(4, 16) == 0) fail(e.pos, "extension entry without its UUID")
-        optVector(e, 6, 1)
+      val r = rootPos
+      val t = table(r)
+      scalar(r, t, S.Version, 4)
+      scalar(r, t, S.NumRows, 8)
+      if (tables(r, t, S.Schema)(schemaElement) == 0) fail(r, "empty schema")
+      tables(r, t, S.Kv)(keyValue)
+      optString(r, t, S.CreatedBy)
+      scalar(r, t, S.SchemaVersion, 4)
+      tables(r, t, S.Extensions) { e =>
+        val et = table(e)
+        if (scalar(e, et, 4, 16) == 0) fail(e, "extension entry without its UUID")
+        optVector(e, et, 6, 1)
       }
-      tables(r, S.RowGroups)(rowGroupHead)
+      tables(r, t, S.RowGroups)(rowGroupHead)
     }
 
-    private def keyValue(t: T): Unit = { requiredString(t, 4, "key"); optString(t, 6) }
+    private def keyValue(pos: Int): Unit = {
+      val t = table(pos)
+      requiredString(pos, t, 4, "key")
+      optString(pos, t, 6)
+    }
 
-    private def schemaElement(t: T): Unit = {
-      requiredString(t, S.Name, "schema element name")
-      t.enumValue(S.Type, 7, "physical type")
-      t.enumValue(S.Repetition, 2, "repetition type")
-      t.scalar(S.TypeLength, 4); t.scalar(S.NumChildren, 4); t.scalar(S.FieldId, 4)
-      t.enumValue(S.ConvertedType, 21, "converted type")
-      t.scalar(S.Scale, 4); t.scalar(S.Precision, 4)
-      union(t, S.LogicalTypeType, S.LogicalType, 17, "logical type") { (kind, v) =>
+    private def schemaElement(pos: Int): Unit = {
+      val t = table(pos)
+      requiredString(pos, t, S.Name, "schema element name")
+      enumValue(pos, t, S.Type, 7, "physical type")
+      enumValue(pos, t, S.Repetition, 2, "repetition type")
+      scalar(pos, t, S.TypeLength, 4); scalar(pos, t, S.NumChildren, 4); scalar(pos, t, S.FieldId, 4)
+      enumValue(pos, t, S.ConvertedType, 21, "converted type")
+      scalar(pos, t, S.Scale, 4); scalar(pos, t, S.Precision, 4)
+      union(pos, t, S.LogicalTypeType, S.LogicalType, 17, "logical type") { (kind, v) =>
+        val vt = table(v)
         kind match {
-          case 5 => v.scalar(4, 4); v.scalar(6, 4) // DecimalOptions
-          case 7 | 8 => v.scalar(4, 1); v.enumValue(6, 2, "time unit") // TimeOptions
-          case 9 => v.scalar(4, 1); v.scalar(6, 1) // IntOptions
-          case 15 => v.scalar(4, 1) // VariantType
-          case 16 => optString(v, 4) // GeometryType
-          case 17 => optString(v, 4); v.enumValue(6, 4, "edge interpolation algorithm")
+          case 5 => scalar(v, vt, 4, 4); scalar(v, vt, 6, 4) // DecimalOptions
+          case 7 | 8 => scalar(v, vt, 4, 1); enumValue(v, vt, 6, 2, "time unit") // TimeOptions
+          case 9 => scalar(v, vt, 4, 1); scalar(v, vt, 6, 1) // IntOptions
+          case 15 => scalar(v, vt, 4, 1) // VariantType
+          case 16 => optString(v, vt, 4) // GeometryType
+          case 17 => optString(v, vt, 4); enumValue(v, vt, 6, 4, "edge interpolation algorithm")
           case _ => // Empty
         }
       }
-      union(t, S.ColumnOrderType, S.ColumnOrder, 3, "column order")((_, _) => ())
+      union(pos, t, S.ColumnOrderType, S.ColumnOrder, 3, "column order")((_, v) => table(v))
     }
 
-    private def union(t: T, typeSlot: Int, valueSlot: Int, max: Int, what: String)(member: (Int, T) => Unit): Unit = {
-      val o = t.scalar(typeSlot, 1)
-      val kind = if (o == 0) 0 else bb.get(t.pos + o) & 0xFF
-      if (kind > max) fail(t.pos + o, s"unknown $what $kind")
-      val p = t.ref(valueSlot)
+    /** A union's type tag and value: `member(kind, valuePosition)` for a present member. */
+    private def union(pos: Int, t: Long, typeSlot: Int, valueSlot: Int, max: Int, what: String)(
+        member: (Int, Int) => Unit): Unit = {
+      val o = scalar(pos, t, typeSlot, 1)
+      val kind = if (o == 0) 0 else bb.get(pos + o) & 0xFF
+      if (kind > max) fail(pos + o, s"unknown $what $kind")
+      val p = ref(pos, t, valueSlot)
       if (kind != 0) {
-        if (p < 0) fail(t.pos, s"$what without its value")
-        member(kind, new T(p))
+        if (p < 0) fail(pos, s"$what without its value")
+        member(kind, p)
       }
     }
 
-    private def rowGroupHead(t: T): Unit = {
-      t.scalar(S.TotalByteSize, 8); t.scalar(S.RgNumRows, 8); t.scalar(S.FileOffset, 8)
-      t.scalar(S.RgTotalCompressed, 8); t.scalar(S.Ordinal, 2)
-      optVector(t, S.Columns, 4)
-      tables(t, S.SortingColumns) { s => s.scalar(4, 4); s.scalar(6, 1); s.scalar(8, 1) }
+    private def rowGroupHead(pos: Int): Unit = {
+      val t = table(pos)
+      scalar(pos, t, S.TotalByteSize, 8); scalar(pos, t, S.RgNumRows, 8); scalar(pos, t, S.FileOffset, 8)
+      scalar(pos, t, S.RgTotalCompressed, 8); scalar(pos, t, S.Ordinal, 2)
+      optVector(pos, t, S.Columns, 4)
+      tables(pos, t, S.SortingColumns) { s =>
+        val st = table(s)
+        scalar(s, st, 4, 4); scalar(s, st, 6, 1); scalar(s, st, 8, 1)
+      }
     }
 
-    def rowGroups(leafCount: Int, selected: Array[Boolean]): Unit = {
-      val r = root
-      tables(r, S.RowGroups) { rg =>
-        val p = rg.ref(S.Columns)
-        val n = if (p < 0) 0 else vector(p, 4)
-        if (n != leafCount) fail(rg.pos, s"row group with $n column chunks for $leafCount leaf columns")
+    def rowGroups(leafCount: Int, selected: Array[Boolean], statistics: Boolean): Unit = {
+      val r = rootPos
+      val p = ref(r, table(r), S.RowGroups)
+      if (p < 0) return
+      val groups = vector(p, 4)
+      var g = 0
+      while (g < groups) {
+        val rg = follow(p + 4 + 4 * g)
+        val t = table(rg)
+        val c = ref(rg, t, S.Columns)
+        val n = if (c < 0) 0 else vector(c, 4)
+        if (n != leafCount) fail(rg, s"row group with $n column chunks for $leafCount leaf columns")
         // Without total_compressed_size the range filter sums every chunk's size: verify all.
-        val all = selected == null || rg.field(S.RgTotalCompressed) == 0
+        val all = selected == null || field(t, S.RgTotalCompressed) == 0
         var j = 0
         while (j < n) {
-          if (j == 0 || all || selected(j)) columnChunk(new T(follow(p + 4 + 4 * j)))
+          if (j == 0 || all || selected(j)) columnChunk(follow(c + 4 + 4 * j), statistics)
           j += 1
         }
+        g += 1
       }
     }
 
-    private def columnChunk(t: T): Unit = {
-      optString(t, S.FilePath)
-      t.scalar(S.CiOffset, 8); t.scalar(S.CiLength, 4); t.scalar(S.OiOffset, 8); t.scalar(S.OiLength, 4)
-      t.scalar(S.ChunkFileOffset, 8)
-      val m = t.ref(S.MetaData)
-      if (m < 0) fail(t.pos, "column chunk without metadata")
-      columnMetadata(new T(m))
+    private def columnChunk(pos: Int, statistics: Boolean): Unit = {
+      val t = table(pos)
+      optString(pos, t, S.FilePath)
+      scalar(pos, t, S.CiOffset, 8); scalar(pos, t, S.CiLength, 4); scalar(pos, t, S.OiOffset, 8)
+      scalar(pos, t, S.OiLength, 4); scalar(pos, t, S.ChunkFileOffset, 8)
+      val m = ref(pos, t, S.MetaData)
+      if (m < 0) fail(pos, "column chunk without metadata")
+      columnMetadata(m, statistics)
     }
 
-    private def columnMetadata(t: T): Unit = {
-      t.enumValue(S.Codec, 7, "compression codec")
-      t.scalar(S.NumValues, 8); t.scalar(S.TotalUncompressed, 8); t.scalar(S.TotalCompressed, 8)
-      t.scalar(S.DataPageOffset, 8); t.scalar(S.IndexPageOffset, 8); t.scalar(S.DictPageOffset, 8)
-      t.scalar(S.BloomOffset, 8)
-      t.scalar(S.BloomLength, 4)
-      tables(t, S.ColKv)(keyValue)
-      val e = t.ref(S.Encodings)
+    private def columnMetadata(pos: Int, statistics: Boolean): Unit = {
+      val t = table(pos)
+      enumValue(pos, t, S.Codec, 7, "compression codec")
+      scalar(pos, t, S.NumValues, 8); scalar(pos, t, S.TotalUncompressed, 8); scalar(pos, t, S.TotalCompressed, 8)
+      scalar(pos, t, S.DataPageOffset, 8); scalar(pos, t, S.IndexPageOffset, 8); scalar(pos, t, S.DictPageOffset, 8)
+      scalar(pos, t, S.BloomOffset, 8)
+      scalar(pos, t, S.BloomLength, 4)
+      val kv = ref(pos, t, S.ColKv)
+      if (kv >= 0) {
+        val n = vector(kv, 4)
+        var i = 0
+        while (i < n) { keyValue(follow(kv + 4 + 4 * i)); i += 1 }
+      }
+      val e = ref(pos, t, S.Encodings)
       if (e >= 0) {
         val n = vector(e, 1)
         var i = 0
@@ -262,7 +316,7 @@ object FlatBufferVerifier {
           i += 1
         }
       }
-      val s = t.ref(S.EncodingStats)
+      val s = ref(pos, t, S.EncodingStats)
       if (s >= 0) {
         val n = vector(s, 8)
         var i = 0
@@ -273,21 +327,44 @@ object FlatBufferVerifier {
           i += 1
         }
       }
-      table(t, S.Statistics)(statistics)
-      table(t, S.SizeStatistics) { z => z.scalar(4, 8); optVector(z, 6, 8); optVector(z, 8, 8) }
-      table(t, S.GeoStatistics) { g =>
-        table(g, 4) { x => (4 to 18 by 2).foreach(x.scalar(_, 8)) }
-        optVector(g, 6, 4)
+      if (statistics) chunkStatistics(pos, t)
+      else {
+        scalar(pos, t, S.Statistics, 4); scalar(pos, t, S.SizeStatistics, 4); scalar(pos, t, S.GeoStatistics, 4)
       }
     }
 
-    private def statistics(t: T): Unit = {
-      t.scalar(4, 8); t.scalar(6, 8)
-      t.scalar(8, 4); t.scalar(10, 8); t.scalar(12, 8); t.scalar(14, 1)
-      t.scalar(16, 4); t.scalar(18, 8); t.scalar(20, 8); t.scalar(22, 1)
-      optVector(t, 24, 1); optVector(t, 26, 1); optVector(t, 28, 1); optVector(t, 36, 1); optVector(t, 38, 1)
-      t.scalar(30, 1); t.scalar(32, 1); t.scalar(34, 1)
-      t.scalar(40, 8) // nan_count (v1)
+    def chunkStatistics(pos: Int): Unit = chunkStatistics(pos, table(pos))
+
+    private def chunkStatistics(pos: Int, t: Long): Unit = {
+      val st = ref(pos, t, S.Statistics)
+      if (st >= 0) this.statistics(st)
+      val z = ref(pos, t, S.SizeStatistics)
+      if (z >= 0) {
+        val zt = table(z)
+        scalar(z, zt, 4, 8); optVector(z, zt, 6, 8); optVector(z, zt, 8, 8)
+      }
+      val g = ref(pos, t, S.GeoStatistics)
+      if (g >= 0) {
+        val gt = table(g)
+        val x = ref(g, gt, 4)
+        if (x >= 0) {
+          val xt = table(x)
+          var slot = 4
+          while (slot <= 18) { scalar(x, xt, slot, 8); slot += 2 }
+        }
+        optVector(g, gt, 6, 4)
+      }
+    }
+
+    private def statistics(pos: Int): Unit = {
+      val t = table(pos)
+      scalar(pos, t, 4, 8); scalar(pos, t, 6, 8)
+      scalar(pos, t, 8, 4); scalar(pos, t, 10, 8); scalar(pos, t, 12, 8); scalar(pos, t, 14, 1)
+      scalar(pos, t, 16, 4); scalar(pos, t, 18, 8); scalar(pos, t, 20, 8); scalar(pos, t, 22, 1)
+      optVector(pos, t, 24, 1); optVector(pos, t, 26, 1); optVector(pos, t, 28, 1)
+      optVector(pos, t, 36, 1); optVector(pos, t, 38, 1)
+      scalar(pos, t, 30, 1); scalar(pos, t, 32, 1); scalar(pos, t, 34, 1)
+      scalar(pos, t, 40, 8) // nan_count (v1)
     }
   }
 }

@@ -212,7 +212,8 @@ object FooterFiles {
     val expected = try FooterReader.converter().fromParquetMetadata(tmd, null, false, rowIndexOffsets) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
-    FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fbBytes)) match {
+    // Eager statistics: the whole buffer verified before ThriftDiff reads it.
+    FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fbBytes), Projection(lazyStatistics = false)) match {
       case Left(reason) => throw new UnrepresentableFooterException(s"the FlatBuffer does not decode ($reason)")
       case Right(actual) =>
         MetadataDiff.diff(actual, expected).orElse(ThriftDiff.diff(tmd, ByteBuffer.wrap(fbBytes))).foreach { d =>

@@ -82,7 +82,10 @@ object FooterReader {
     else Some(FallbackReason.Undecodable(s"a $form-form FlatBuffer needs schema_version >= 1, found " +
       (if (md.hasSchemaVersion) md.schemaVersion.toString else "none")))
 
-  /** Verifies (as much as the projection reads) and decodes a FlatBuffer, or says why not. */
+  /**
+   * Verifies (as much as the projection reads) and decodes a FlatBuffer, or says why not. With
+   * lazy statistics (the default) a chunk's statistics tables are verified when first read.
+   */
   def decodeFlatBuffer(buf: ByteBuffer, projection: Projection = Projection.Full,
       form: FooterForm = FooterForm.Private): Either[FallbackReason, ParquetMetadata] = {
     FlatBufferVerifier.verifyHead(buf) match {
@@ -97,7 +100,9 @@ object FooterReader {
               val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
               val selected = new Array[Boolean](schema.leafCount)
               leaves.foreach(selected(_) = true)
-              FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected) match {
+              // Lazy statistics are verified when first read (ChunkStatistics).
+              FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected,
+                statistics = !projection.lazyStatistics) match {
                 case Some(reason) => Left(reason)
                 case None => Right(FlatBufferDecoder.decode(md, schema, leaves, projection))
               }

@@ -172,7 +172,8 @@ object FooterTool {
       case FooterLayout.Corrupt(reason, form) => result(p, "corrupt", "reason" -> reason.toString, "form" -> form.name)
       case FooterLayout.Present(ext) =>
         val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-        FooterReader.decodeFlatBuffer(buf, form = ext.form) match {
+        // Eager statistics: the whole buffer verified before ThriftDiff reads it.
+        FooterReader.decodeFlatBuffer(buf, Projection(lazyStatistics = false), ext.form) match {
           case Left(reason) => result(p, "corrupt", "reason" -> reason.toString, "form" -> ext.form.name)
           case Right(fromFlatBuffer) =>
             // The final form has no Thrift footer: its rebuild must read back as the FlatBuffer does.

@@ -13,9 +13,11 @@ import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkPrope
  * every getter); a reader that prunes with the statistics of a few columns pays for those.
  * Thread-safe: a race decodes twice and keeps either equal result.
  *
- * A statistic that cannot be decoded (a FlatBuffer that passed its CRCs and structure checks
- * but holds, e.g., a 5-byte minimum for an INT32: a buggy writer, or CRCs recomputed after a
- * change) is "no statistics" (empty, so row-group and page pruning keep the row group), with
+ * The statistics tables are structurally verified when first read (not at open: see
+ * [[ChunkStatistics]]). A statistic that cannot be decoded (malformed statistics tables, or
+ * a FlatBuffer that passed its CRCs and structure checks but holds, e.g., a 5-byte minimum
+ * for an INT32: a buggy writer, or CRCs recomputed after a change) is "no statistics" (empty,
+ * so row-group and page pruning keep the row group; no size or geospatial statistics), with
  * one warning per chunk; it never fails the query in the middle of row-group filtering.
  */
 private[footer] final class LazyColumnChunkMetaData(
@@ -57,17 +59,30 @@ private[footer] final class LazyColumnChunkMetaData(
 
   override def getSizeStatistics: SizeStatistics = {
     var s = sizeStats
-    if (s == null) { s = Option(source.sizeStatistics(metadataPosition, leaf.primitive)); sizeStats = s }
+    if (s == null) {
+      s = try Option(source.sizeStatistics(metadataPosition, leaf.primitive)) catch {
+        case e: FooterDecodeException => LazyColumnChunkMetaData.unreadable(leaf, "size statistics", e); None
+      }
+      sizeStats = s
+    }
     s.orNull
   }
 
   override def getGeospatialStatistics: GeospatialStatistics = {
     var s = geoStats
-    if (s == null) { s = Option(source.geospatialStatistics(metadataPosition)); geoStats = s }
+    if (s == null) {
+      s = try Option(source.geospatialStatistics(metadataPosition)) catch {
+        case e: FooterDecodeException => LazyColumnChunkMetaData.unreadable(leaf, "geospatial statistics", e); None
+      }
+      geoStats = s
+    }
     s.orNull
   }
 }
 
 private object LazyColumnChunkMetaData {
   private lazy val log = org.slf4j.LoggerFactory.getLogger(classOf[LazyColumnChunkMetaData])
+
+  private def unreadable(leaf: FlatBufferDecoder.Leaf, what: String, e: Exception): Unit =
+    log.warn(s"column ${leaf.path}: undecodable $what in the footer extension (${e.getMessage}); read as none")
 }

@@ -26,8 +26,9 @@ object RowGroupSelection {
  *                 and each row group only their column chunks. Unknown paths select nothing.
  * @param rowGroups which row groups.
  * @param useSignedStringMinMax as parquet-java's `parquet.strings.signed-min-max.enabled`.
- * @param lazyStatistics decode each chunk's statistics, size and geospatial statistics from
- *                 the FlatBuffer on first access (same values) instead of up front.
+ * @param lazyStatistics verify and decode each chunk's statistics, size and geospatial
+ *                 statistics tables on first access (same values; malformed ones read as
+ *                 none, with a warning) instead of up front (where they refuse the FlatBuffer).
  */
 final case class Projection(
     columns: Option[Seq[Seq[String]]] = None,

@@ -137,6 +137,28 @@ class FooterCorruptionSuite extends AnyFunSuite {
     }
   }
 
+  test("malformed statistics tables: lazy statistics open and read as none, eager ones refuse at open") {
+    val fb = flatBuffer.clone()
+    val bb = ByteBuffer.wrap(fb).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+    val meta = FlatBufferDecoder.root(ByteBuffer.wrap(fb)).rowGroups(0).columns(0).metaData()
+    val metaPos = FbAccess.pos(meta)
+    assert(meta.statistics() != null, "column 0 needs statistics for this test")
+    val o = FlatBufferVerifier.tableField(bb, metaPos, 20) // ColumnMetadata.statistics
+    bb.putInt(metaPos + o, Int.MaxValue) // points outside the buffer
+    val reason = FlatBufferVerifier.verifyChunkStatistics(ByteBuffer.wrap(fb), metaPos)
+    assert(reason.exists {
+      case FallbackReason.MalformedFlatBuffer(_, detail) => detail.contains("outside")
+      case _ => false
+    }, reason)
+    assert(FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fb), Projection(lazyStatistics = false)) == Left(reason.get))
+    val md = FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fb)).fold(r => fail(r.toString), identity)
+    val chunks = md.getBlocks.get(0).getColumns
+    assert(chunks.get(0).getStatistics.isEmpty && chunks.get(0).getSizeStatistics == null)
+    val intact = expected.getBlocks.get(0).getColumns
+    (1 until chunks.size).foreach(j => assert(chunks.get(j).getStatistics == intact.get(j).getStatistics))
+    assert(!intact.get(0).getStatistics.isEmpty)
+  }
+
   test("strict mode turns a fallback into an error naming the file and offset") {
     val b = extended.clone()
     b(ext.flatBufferOffset + 5) = (b(ext.flatBufferOffset + 5) ^ 1).toByte
