@@ -56,8 +56,16 @@ object ValueCodec {
     if (maxInt >= 0 && len > maxInt) {
       c.fail(s"${SuperType.primitive(id).name} value has $len bytes, at most $maxInt allowed", off)
     }
+    if (id == SuperType.Null) c.fail("a value of type null must be null (it has a body)", off)
     if (id == SuperType.Ip && len != 4 && len != 16) c.fail(s"ip value has $len bytes, expected 4 or 16", off)
     if (id == SuperType.Net && len != 8 && len != 32) c.fail(s"net value has $len bytes, expected 8 or 32", off)
+  }
+
+  /** The prefix length of a net value's bytes; malformed unless a network ([[ValueText.netPrefixLength]]). */
+  def netPrefixLength(c: Cursor, b: Array[Byte], off: Int, len: Int): Int = {
+    val n = ValueText.netPrefixLength(b, off, len)
+    if (n < 0) c.fail("net value is not a network (its mask is not a prefix, or the address has bits outside it)", off)
+    n
   }
 
   /** Reads one tag; returns the body length, or -1 for null. The body must fit the cursor. */
@@ -215,9 +223,7 @@ object ValueCodec {
       case SuperType.String => Cursor.utf8(b, off, len).getOrElse(c.fail("invalid UTF-8 in a string value", off))
       case SuperType.Ip => InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len))
       case SuperType.Net =>
-        val half = len / 2
-        val text = ValueText.netBytes(b, off, len)
-        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + half)), text.substring(text.lastIndexOf('/') + 1).toInt)
+        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len / 2)), netPrefixLength(c, b, off, len))
       case SuperType.Type => TypeValues.decode(sub(c, off, len))
       case SuperType.Null => null
       case SuperType.NoneId | SuperType.AllId =>
@@ -372,7 +378,7 @@ object ValueCodec {
       putBodyTagged(ValueText.parseNet(ValueText.ip(n.address) + "/" + n.prefixLength)
         .getOrElse(throw new IllegalArgumentException(s"bad net $n")), out)
     case SuperType.Type => putBodyTagged(TypeValues.encode(v.asInstanceOf[SuperType], version), out)
-    case SuperType.Null => out.put(1)
+    case SuperType.Null => throw new IllegalArgumentException(s"a value of type null must be null, got $v")
   }
 
   def putLE(out: ByteBuf, v: Long, n: Int): Unit = {

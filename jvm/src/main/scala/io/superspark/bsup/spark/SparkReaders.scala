@@ -435,7 +435,9 @@ object SparkReaders {
       case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
       case _: StringType if id == SuperType.String => Some(StringReader)
       case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
-      case _: StringType if id == SuperType.Net => r((s, off, len) => UTF8String.fromString(ValueText.netBytes(s.buf, off, len)))
+      case _: StringType if id == SuperType.Net => r { (s, off, len) =>
+        UTF8String.fromString(ValueText.netBytes(s.buf, off, len, ValueCodec.netPrefixLength(s.cursor, s.buf, off, len)))
+      }
       case _: StringType if isInt(id) => r((s, off, len) => UTF8String.fromString(bigValue(s, id, off, len).toString))
       case _: StringType if isDecimal(id) => r { (s, off, len) =>
         UTF8String.fromString(Numbers.decodeDecimal(s.buf, off, len * 8).map(_.toString).getOrElse("NaN"))
