@@ -4,12 +4,14 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream, File}
 import java.nio.file.{Files, Path}
 
 import scala.collection.mutable.ArrayBuffer
+import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import io.superspark.bsup.functions.{CellDecoder, SbDecode}
 import io.superspark.bsup.spark.{BsupInference, BsupOptions, BsupRowIterator}
 import io.superspark.types.SuperTypes
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.RawLocalFileSystem
 import org.apache.spark.SparkException
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.Row
@@ -33,9 +35,10 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField
  * inferred from the input by [[BsupInference]], whole and split in two, PERMISSIVE and
  * FAILFAST) and the Spark cell decoder (`sb_decode_all` as VARIANT).
  *
- * Outcomes that pass: decoded, or a [[BsupException]] (bare, or as the cause of Spark's
+ * Outcomes that pass (each input within one second of CPU time; a watchdog stops the run when
+ * one takes a minute): decoded, or a [[BsupException]] (bare, or as the cause of Spark's
  * malformed-record error) whose offset lies inside the input. Failures: any other exception;
- * an offset outside the input; an input over one second; paths that disagree (the file reader
+ * an offset outside the input; an input over one second of CPU time; paths that disagree (the file reader
  * and the cell decoder, the whole file and its two splits); and a silently wrong result: a
  * stream that decodes must re-encode (our writer, same version) to a stream that decodes to
  * the same values, the same Spark rows and the same VARIANT cells.
@@ -128,7 +131,8 @@ object BsupFuzz {
   final class Failure(msg: String, cause: Throwable = null) extends Exception(msg, cause)
 
   final class Harness(dir: Path) {
-    private val conf = new Configuration()
+    // The raw local file system: no checksum files to look for at each open.
+    private val conf = { val c = new Configuration(); c.set("fs.file.impl", classOf[RawLocalFileSystem].getName); c }
     private val file = dir.resolve("in.bsup")
     private val again = dir.resolve("again.bsup")
     private var length = 0
@@ -140,7 +144,15 @@ object BsupFuzz {
       Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst { case b: BsupException => b }
 
     /** Runs `f`; a BsupException (bare or behind a Spark error) is a clear outcome, anything else a failure. */
-    private def outcome(path: String, len: Int)(f: => Seq[Any]): Outcome =
+    /** Nanoseconds spent per path. */
+    val nanos = new java.util.TreeMap[String, java.lang.Long]()
+
+    private def outcome(path: String, len: Int)(f: => Seq[Any]): Outcome = {
+      val t0 = System.nanoTime()
+      try timedOutcome(path, len)(f) finally nanos.merge(path, System.nanoTime() - t0, (a, b) => a + b)
+    }
+
+    private def timedOutcome(path: String, len: Int)(f: => Seq[Any]): Outcome =
       try Decoded(f) catch {
         case e: BsupException => checkOffset(path, e, len); Clear(e)
         case e: SparkException if e.getCondition != null && e.getCondition.startsWith("MALFORMED_RECORD_IN_PARSING") &&
@@ -352,21 +364,25 @@ object BsupFuzz {
     }, "bsup-fuzz-watchdog")
     watchdog.setDaemon(true)
     watchdog.start()
+    // The limit is on the input's CPU time (this thread's): the machine's other work does not count.
+    val cpu = java.lang.management.ManagementFactory.getThreadMXBean
     (0 until n).foreach { i =>
       val s = all(rnd.nextInt(all.size))
       val (b, what) = mutate(s, rnd)
       current = s"${s.name} ($what): ${BsupVersionsSuite.hexOf(b.take(400))}"
       startedAt = System.nanoTime()
+      val cpu0 = cpu.getCurrentThreadCpuTime
       try {
         if (h.check(b, rnd, c)) c.decoded += 1 else c.errors += 1
       } catch {
         case f: Failure => c.failures += s"${s.name} ($what): ${f.getMessage}\n  input: ${BsupVersionsSuite.hexOf(b.take(400))}"
       }
-      val ms = (System.nanoTime() - startedAt) / 1000000
-      if (ms > limitMs) c.failures += s"${s.name} ($what): input $i took $ms ms\n  input: ${BsupVersionsSuite.hexOf(b.take(400))}"
+      val ms = (cpu.getCurrentThreadCpuTime - cpu0) / 1000000
+      if (ms > limitMs) c.failures += s"${s.name} ($what): input $i took $ms ms of CPU\n  input: ${BsupVersionsSuite.hexOf(b.take(400))}"
       current = null
       c.inputs += 1
     }
+    log("time per path (s): " + h.nanos.asScala.map { case (k, v) => f"$k ${v / 1e9}%.1f" }.mkString(", "))
     c.failures.take(30).foreach(f => log(s"FAIL $f"))
     c
   }
