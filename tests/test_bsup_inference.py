@@ -6,21 +6,11 @@ import os
 import pytest
 from pyspark.sql import Row
 
-from bsup_util import EOS, INT64, STRING, counted_signed, frame, record_typedef, tagged, uvarint
+from bsup_util import EOS, INT64, STRING, counted_signed, frame, rec_value, record_typedef, write
 
 EVIDENCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "interop", "superdb")
 if not os.path.isdir(EVIDENCE):
     EVIDENCE = "/work/shared/interop/superdb"
-
-
-def write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
-def rec_value(type_id, *fields):
-    return uvarint(type_id) + tagged(b"".join(tagged(x) for x in fields))
 
 
 def good_stream():
