@@ -31,35 +31,42 @@ object BsupInference {
   }
 
   /**
-   * Adds the types of the first values of `path` to `types` (and their stream versions to
-   * `versions`). Returns the first format error met, which ends the file's inference; in
-   * FAILFAST mode it is thrown instead, as Spark's malformed-record error naming the file
-   * and the byte offset.
+   * Adds the types of the first values of `path` to `types` (and their
+   * stream versions to `versions`). Returns the first format error met (a malformed value is
+   * skipped; a malformed frame ends the file); in FAILFAST mode it is thrown instead, as Spark's
+   * malformed-record error naming the file and the byte offset.
    */
   def collectTypes(path: Path, length: Long, conf: Configuration, opts: BsupOptions,
       types: java.util.Set[SuperType], versions: java.util.Set[Integer] = null): Option[BsupException] = {
     val in = path.getFileSystem(conf).open(path)
     val reader = new BsupReader(in, path.toString, 0L, length)
+    var firstBad: Option[BsupException] = None
+    // A malformed value is one corrupt record: the values after it are still read (its frame is
+    // intact). A malformed frame ends the file, as when reading.
+    def malformed(e: BsupException): Unit = {
+      if (opts.isFailFast) throw BsupRowIterator.malformed(e)
+      if (firstBad.isEmpty) firstBad = Some(e)
+    }
     try {
       var seen = new java.util.BitSet()
       var stream = 0
       var n = 0L
       while ((opts.samplingValues < 0 || n < opts.samplingValues) && reader.next()) {
         if (reader.streamNumber != stream) { seen = new java.util.BitSet(); stream = reader.streamNumber }
+        // The type is well formed (its types frame was read) even when the value is not: a bad
+        // byte in a value does not change the schema.
         if (!seen.get(reader.typeId)) {
           seen.set(reader.typeId)
           types.add(reader.valueType)
           if (versions != null) versions.add(reader.context.version)
         }
-        reader.decode()
+        try reader.decode() catch { case e: BsupException => malformed(e) }
         n += 1
       }
-      None
+      firstBad
     } catch {
       // Only format errors: anything else is a bug and fails the query.
-      case e: BsupException =>
-        if (opts.isFailFast) throw BsupRowIterator.malformed(e)
-        Some(e)
+      case e: BsupException => malformed(e); firstBad
     } finally reader.close()
   }
 
