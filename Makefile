@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: fuzz-footer fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 setup:
 	./dev/setup.sh
@@ -59,6 +59,12 @@ bench-sb: setup
 # 1,000-input slice (FooterFuzzSuite).
 fuzz-footer: setup
 	./dev/sbt "Test/runMain io.superspark.parquet.footer.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
+
+# Seeded mutation fuzzer of every Super Binary decode path (BsupFuzz): FUZZ_N inputs (default
+# 100000), FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a
+# 10,000-input slice (BsupFuzzSuite).
+fuzz-bsup: setup
+	./dev/sbt "Test/runMain io.superspark.bsup.BsupFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
 
 # Seeded mutation fuzzer of the ALP page decoder (AlpFuzz): FUZZ_N inputs (default 100000),
 # FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a

@@ -64,3 +64,14 @@ INT8, INT16, INT32, INT64 = 6, 7, 8, 9
 DURATION, TIME = 12, 13
 FLOAT16, FLOAT32, FLOAT64 = 14, 15, 16
 BOOL, BYTES, STRING, IP, NET, TYPE, NULL = 23, 24, 25, 26, 27, 28, 29
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def rec_value(type_id, *fields):
+    """A value of record type `type_id` whose fields have the bodies `fields` (None: null)."""
+    return uvarint(type_id) + tagged(b"".join(tagged(x) for x in fields))

@@ -12,17 +12,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from bsup_util import (BOOL, EOS, FLOAT64, INT64, IP, NET, STRING, TIME, UINT64, UINT8, counted_signed,
-                       counted_unsigned, f64, frame, name, record_typedef, tagged, uvarint)
-
-
-def write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
-def rec_value(type_id, *fields):
-    return uvarint(type_id) + tagged(b"".join(tagged(x) for x in fields))
+                       counted_unsigned, f64, frame, name, rec_value, record_typedef, tagged, uvarint, write)
 
 
 ALL_TYPES = T.StructType([

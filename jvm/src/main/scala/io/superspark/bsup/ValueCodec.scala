@@ -53,12 +53,33 @@ object ValueCodec {
       c.fail(s"${SuperType.primitive(id).name} value has $len bytes, expected $fixed", off)
     }
     val maxInt = maxIntBytes(id)
-    if (maxInt >= 0 && len > maxInt) {
-      c.fail(s"${SuperType.primitive(id).name} value has $len bytes, at most $maxInt allowed", off)
+    if (maxInt >= 0) {
+      if (len > maxInt) c.fail(s"${SuperType.primitive(id).name} value has $len bytes, at most $maxInt allowed", off)
+      checkMinimal(c, c.buf, off, len, SuperType.primitive(id).name)
+      // Only int64's sign-magnitude "-0" has a meaning (Long.MinValue, as SuperDB writes it).
+      if ((id == SuperType.Int128 || id == SuperType.Int256) && len == 1 && c.buf(off) == 1) {
+        c.fail(s"${SuperType.primitive(id).name} value is a negative zero", off)
+      }
     }
+    if (id == SuperType.Null) c.fail("a value of type null must be null (it has a body)", off)
     if (id == SuperType.Ip && len != 4 && len != 16) c.fail(s"ip value has $len bytes, expected 4 or 16", off)
     if (id == SuperType.Net && len != 8 && len != 32) c.fail(s"net value has $len bytes, expected 8 or 32", off)
   }
+
+  /** The prefix length of a net value's bytes; malformed unless a network ([[ValueText.netPrefixLength]]). */
+  def netPrefixLength(c: Cursor, b: Array[Byte], off: Int, len: Int): Int = {
+    val n = ValueText.netPrefixLength(b, off, len)
+    if (n < 0) c.fail("net value is not a network (its mask is not a prefix, or the address has bits outside it)", off)
+    n
+  }
+
+  /**
+   * A counted integer (values, union selectors, enum indexes) must be minimal: no trailing zero
+   * byte. Another encoding of the same number would sort elsewhere among the bytes of a set or
+   * map, and would re-encode differently.
+   */
+  def checkMinimal(c: Cursor, b: Array[Byte], off: Int, len: Int, what: String): Unit =
+    if (len > 0 && b(off + len - 1) == 0) c.fail(s"$what value is not minimally encoded (it ends with a zero byte)", off)
 
   /** Reads one tag; returns the body length, or -1 for null. The body must fit the cursor. */
   def readTag(c: Cursor): Int = c.tag()
@@ -149,6 +170,7 @@ object ValueCodec {
     val at = c.pos
     val len = readTag(c)
     if (len < 0 || len > 8) c.fail("bad union selector", at)
+    checkMinimal(c, c.buf, c.pos, len, "union selector")
     val sel = selectorValue(c.buf, c.pos, len, c.whereOf.version)
     c.pos += len
     if (sel < 0 || sel >= n) c.fail(s"union selector $sel out of range for a union of $n types", at)
@@ -169,6 +191,7 @@ object ValueCodec {
 
   def enumIndex(c: Cursor, buf: Array[Byte], off: Int, len: Int, n: Int): Int = {
     if (len > 8) c.fail(s"enum value has $len bytes", off)
+    checkMinimal(c, buf, off, len, "enum")
     val idx = Varint.decodeCountedUnsigned(buf, off, len)
     if (idx < 0 || idx >= n) c.fail(s"enum index $idx out of range for an enum of $n symbols", off)
     idx.toInt
@@ -215,9 +238,7 @@ object ValueCodec {
       case SuperType.String => Cursor.utf8(b, off, len).getOrElse(c.fail("invalid UTF-8 in a string value", off))
       case SuperType.Ip => InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len))
       case SuperType.Net =>
-        val half = len / 2
-        val text = ValueText.netBytes(b, off, len)
-        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + half)), text.substring(text.lastIndexOf('/') + 1).toInt)
+        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len / 2)), netPrefixLength(c, b, off, len))
       case SuperType.Type => TypeValues.decode(sub(c, off, len))
       case SuperType.Null => null
       case SuperType.NoneId | SuperType.AllId =>
@@ -372,7 +393,7 @@ object ValueCodec {
       putBodyTagged(ValueText.parseNet(ValueText.ip(n.address) + "/" + n.prefixLength)
         .getOrElse(throw new IllegalArgumentException(s"bad net $n")), out)
     case SuperType.Type => putBodyTagged(TypeValues.encode(v.asInstanceOf[SuperType], version), out)
-    case SuperType.Null => out.put(1)
+    case SuperType.Null => throw new IllegalArgumentException(s"a value of type null must be null, got $v")
   }
 
   def putLE(out: ByteBuf, v: Long, n: Int): Unit = {

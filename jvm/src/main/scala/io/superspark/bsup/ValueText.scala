@@ -89,19 +89,30 @@ object ValueText {
     }
   }
 
-  /** Formats net bytes (address then mask, 8 or 32 bytes) as `addr/prefix`. */
-  def netBytes(b: Array[Byte], off: Int, len: Int): String = {
+  /**
+   * The prefix length of net bytes (address then mask, 8 or 32 bytes), or -1 when they are not
+   * a network: the mask is not a prefix (ones then zeros), or the address has bits outside it.
+   * Such bytes are malformed: no writer makes them, and `addr/prefix` could not say them.
+   */
+  def netPrefixLength(b: Array[Byte], off: Int, len: Int): Int = {
     val half = len / 2
-    var ones = 0; var i = 0; var done = false
-    while (i < half && !done) {
+    var ones = 0; var i = 0; var zeros = false
+    while (i < half) {
       val m = b(off + half + i) & 0xff
-      val n = Integer.numberOfLeadingZeros(~(m << 24))
-      ones += math.min(n, 8)
-      if (m != 0xff) done = true
+      if (zeros && m != 0) return -1
+      val n = Integer.numberOfLeadingZeros(~(m << 24)) min 8
+      if (((0xff << (8 - n)) & 0xff) != m) return -1
+      if ((b(off + i) & ~m & 0xff) != 0) return -1
+      ones += n
+      if (n < 8) zeros = true
       i += 1
     }
-    ipBytes(b, off, half) + "/" + ones
+    ones
   }
+
+  /** Formats net bytes (a network: see [[netPrefixLength]]) as `addr/prefix`. */
+  def netBytes(b: Array[Byte], off: Int, len: Int, prefixLength: Int): String =
+    ipBytes(b, off, len / 2) + "/" + prefixLength
 
   /** Parses `addr/prefix` to address-then-mask bytes (the address is masked). */
   def parseNet(s: String): Option[Array[Byte]] = {

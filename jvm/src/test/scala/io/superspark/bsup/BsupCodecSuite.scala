@@ -366,6 +366,45 @@ class BsupCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("bad input: encodings that would re-encode differently are errors on the reader and the Spark readers (fuzz-bsup)") {
+    import io.superspark.bsup.spark.{Src, SparkReaders}
+    import io.superspark.types.SuperTypes
+    val cases = Seq(
+      ("13 00 09 02 00 ff", "int64 value is not minimally encoded", 4),
+      ("13 00 0a 02 01 ff", "int128 value is a negative zero", 4),
+      ("12 00 1d 01 ff", "a value of type null must be null", 4),
+      ("1a 00 1b 09 0a 00 00 01 ff 00 00 00 ff", "net value is not a network", 4), // 10.0.0.1/8
+      ("1a 00 1b 09 0a 00 00 00 ff 00 ff 00 ff", "net value is not a network", 4), // mask not a prefix
+      ("04 00 04 02 09 19 16 00 1e 05 02 00 02 02 ff", "union selector value is not minimally encoded", 11))
+    cases.foreach { case (h, problem, offset) =>
+      assert(bad(h, problem).offset == offset, h)
+      // The Spark reader of the type's own column type fails alike.
+      val r = new BsupReader(new ByteArrayInputStream(hex(h)), "bad.bsup", 0, hex(h).length)
+      assert(r.next())
+      val reader = SparkReaders.compile(r.valueType, SuperTypes.toSpark(r.valueType), SuperTypes.DefaultOptions)
+      val e = intercept[BsupException](reader.read(new Src(r.frameCursor), r.valueOffset, r.valueLength))
+      assert(e.getMessage.contains(problem) && e.offset == offset, e.getMessage)
+    }
+    // Minimal encodings of the same values decode.
+    assert(readAll(new BsupReader(new ByteArrayInputStream(hex("12 00 09 01 ff")), "ok.bsup")) == Seq(Value(SuperType.int64, 0L)))
+    assert(readAll(new BsupReader(new ByteArrayInputStream(hex("13 00 09 02 01 ff")), "ok.bsup")) ==
+      Seq(Value(SuperType.int64, Long.MinValue)))
+    assert(readAll(new BsupReader(new ByteArrayInputStream(hex("1a 00 1b 09 0a 00 00 00 ff 00 00 00 ff")), "ok.bsup")) ==
+      Seq(Value(SuperType.primitive(SuperType.Net), IpNet(java.net.InetAddress.getByName("10.0.0.0"), 8))))
+  }
+
+  test("VARIANT: a map with string keys is an object, unless a key is null (an array of {key, value})") {
+    import io.superspark.bsup.spark.{Src, VariantReader}
+    def json(h: String): String = {
+      val r = new BsupReader(new ByteArrayInputStream(hex(h)), "m.bsup")
+      assert(r.next())
+      new VariantReader(r.valueType).read(new Src(r.frameCursor), r.valueOffset, r.valueLength)
+        .asInstanceOf[org.apache.spark.unsafe.types.VariantVal].toJson(java.time.ZoneOffset.UTC)
+    }
+    assert(json("03 00 03 19 09 16 00 1e 05 02 6b 02 02 ff") == """{"k":1}""")
+    assert(json("03 00 03 19 09 15 00 1e 04 00 02 02 ff") == """[{"key":null,"value":1}]""")
+  }
+
   test("bad input: fixed-size primitives with the wrong size") {
     bad("13 00 10 02 00 ff", "float64 value has 1 bytes")
     bad("13 00 1a 02 00 ff", "ip value has 1 bytes")

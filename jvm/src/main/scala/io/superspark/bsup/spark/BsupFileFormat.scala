@@ -36,21 +36,10 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
     val opts = bsupOptions(spark, options)
     if (opts.variant) return Some(StructType(Seq(StructField(SuperTypes.ValueColumn, VariantType))))
     val conf = spark.sessionState.newHadoopConfWithOptions(options)
-    val types = new java.util.LinkedHashSet[SuperType]()
-    val versions = new java.util.HashSet[Integer]()
     val nonEmpty = files.filter(_.getLen > 0)
     val step = math.max(1, math.round(1.0 / opts.samplingRatio).toInt)
-    nonEmpty.indices.filter(_ % step == 0).map(nonEmpty).foreach { f =>
-      BsupInference.collectTypes(f.getPath, f.getLen, conf, opts, types, versions)
-    }
-    if (types.isEmpty) None
-    else {
-      import scala.jdk.CollectionConverters._
-      val schema = SuperTypes.toSchema(types.asScala.reduce(SuperTypes.merge), opts.typeOptions)
-      // Data of one version other than 0 keeps it in the metadata, so a write restores it.
-      Some(if (versions.size == 1 && versions.iterator.next() != 0) SuperTypes.withVersion(schema, versions.iterator.next())
-        else schema)
-    }
+    BsupInference.inferSchema(nonEmpty.indices.filter(_ % step == 0).map(nonEmpty).map(f => (f.getPath, f.getLen)),
+      conf, opts)
   }
 
   override def isSplitable(spark: SparkSession, options: Map[String, String], path: Path): Boolean = true

@@ -104,6 +104,7 @@ object SparkReaders {
     val end = off + len
     val sl = s.tag(off, end)
     if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
+    ValueCodec.checkMinimal(s.cursor, s.buf, s.next, sl, "union selector")
     val sel = ValueCodec.selectorValue(s.buf, s.next, sl, s.cursor.whereOf.version)
     if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
     val vp = s.next + sl
@@ -306,6 +307,7 @@ object SparkReaders {
   private def bigValue(s: Src, id: Int, off: Int, len: Int): BigInteger = id match {
     case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 =>
       Varint.decodeBigUnsigned(s.buf, off, len)
+    case SuperType.Int128 | SuperType.Int256 => Varint.decodeBigSigned(s.buf, off, len)
     case _ if len <= 8 => BigInteger.valueOf(Varint.decodeCountedSigned(s.buf, off, len))
     case _ => Varint.decodeBigSigned(s.buf, off, len)
   }
@@ -318,6 +320,7 @@ object SparkReaders {
 
     def long(s: Src, off: Int, len: Int): Long = {
       if (len > maxBytes) s.fail(off, s"$name value has $len bytes, at most $maxBytes allowed")
+      if (len > 0 && s.buf(off + len - 1) == 0) ValueCodec.checkMinimal(s.cursor, s.buf, off, len, name)
       val v =
         if (unsigned) {
           if (len == 8 && s.buf(off + 7) < 0) s.fail(off, s"$name value does not fit the column type")
@@ -361,6 +364,7 @@ object SparkReaders {
   final class ScaledReader(divisor: Long, floor: Boolean, asInt: Boolean) extends ValueReader {
     def long(s: Src, off: Int, len: Int): Long = {
       if (len > 8) s.fail(off, s"time or duration value has $len bytes, at most 8 allowed")
+      if (len > 0 && s.buf(off + len - 1) == 0) ValueCodec.checkMinimal(s.cursor, s.buf, off, len, "time or duration")
       val v = Varint.decodeCountedSigned(s.buf, off, len)
       if (divisor == 1) v else if (floor) Math.floorDiv(v, divisor) else v / divisor
     }
@@ -435,7 +439,9 @@ object SparkReaders {
       case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
       case _: StringType if id == SuperType.String => Some(StringReader)
       case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
-      case _: StringType if id == SuperType.Net => r((s, off, len) => UTF8String.fromString(ValueText.netBytes(s.buf, off, len)))
+      case _: StringType if id == SuperType.Net => r { (s, off, len) =>
+        UTF8String.fromString(ValueText.netBytes(s.buf, off, len, ValueCodec.netPrefixLength(s.cursor, s.buf, off, len)))
+      }
       case _: StringType if isInt(id) => r((s, off, len) => UTF8String.fromString(bigValue(s, id, off, len).toString))
       case _: StringType if isDecimal(id) => r { (s, off, len) =>
         UTF8String.fromString(Numbers.decodeDecimal(s.buf, off, len * 8).map(_.toString).getOrElse("NaN"))

@@ -8,7 +8,8 @@ import org.apache.spark.unsafe.types.VariantVal
 
 /**
  * Reads any Super value as a Spark VARIANT: records become objects, arrays and sets arrays,
- * maps with string keys objects (other maps arrays of `{key, value}` objects), unions their
+ * maps with string keys objects (other maps, and maps with a null key, arrays of `{key, value}`
+ * objects), unions their
  * member's value, enums their symbol, errors `{error: value}`, integers long (or decimal, or
  * string when wider than 38 digits), time a timestamp, duration long nanoseconds, floats
  * double, decimals decimal (or string), ip/net/type their text.
@@ -50,7 +51,8 @@ object VariantReader {
     case SetType(e) => appendArray(b, e, v.asInstanceOf[Seq[Any]])
     case MapType(k, vt) =>
       val entries = v.asInstanceOf[Seq[(Any, Any)]]
-      if (k.underlying == SuperType.string) {
+      // Object keys cannot be null: a map with a null key is an array of {key, value} objects.
+      if (k.underlying == SuperType.string && !entries.exists(_._1 == null)) {
         val start = b.getWritePos
         val fields = new JArrayList[VariantBuilder.FieldEntry]()
         entries.foreach { case (key, x) =>
