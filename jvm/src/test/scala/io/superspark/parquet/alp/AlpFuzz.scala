@@ -282,12 +282,8 @@ object AlpFuzz {
     c
   }
 
-  def main(args: Array[String]): Unit = {
-    val n = args.headOption.map(_.toInt).getOrElse(100000)
-    val seed = args.lift(1).map(_.toLong).getOrElse(1L)
-    val t0 = System.nanoTime()
+  def main(args: Array[String]): Unit = io.superspark.FuzzMain.run("fuzz-alp", args) { (n, seed) =>
     val c = run(n, seed)
-    println(f"fuzz-alp seed=$seed $c in ${(System.nanoTime() - t0) / 1e9}%.1f s")
-    if (c.failures.nonEmpty) sys.exit(1)
+    (c.toString, c.failures.nonEmpty)
   }
 }

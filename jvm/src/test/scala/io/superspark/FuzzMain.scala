@@ -1,0 +1,18 @@
+package io.superspark
+
+/**
+ * The command line of the seeded mutation fuzzers (`make fuzz-bsup`, `fuzz-footer`,
+ * `fuzz-alp`): `[inputs (default 100000)] [seed (default 1)]`. Prints the fuzzer's summary
+ * and its time; exits 1 when any input failed.
+ */
+object FuzzMain {
+  /** `fuzz(inputs, seed)` runs the fuzzer and gives its summary and whether anything failed. */
+  def run(name: String, args: Array[String])(fuzz: (Int, Long) => (String, Boolean)): Unit = {
+    val n = args.headOption.map(_.toInt).getOrElse(100000)
+    val seed = args.lift(1).map(_.toLong).getOrElse(1L)
+    val t0 = System.nanoTime()
+    val (summary, failed) = fuzz(n, seed)
+    println(f"$name seed=$seed $summary in ${(System.nanoTime() - t0) / 1e9}%.1f s")
+    if (failed) sys.exit(1)
+  }
+}
