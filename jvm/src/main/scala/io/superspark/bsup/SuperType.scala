@@ -83,7 +83,15 @@ final case class NamedType(name: String, inner: SuperType) extends SuperType {
   override def underlying: SuperType = inner.underlying
   /** True when the definition refers back to this name: a recursive type. */
   def refersToItself: Boolean = inner.freeRefs.contains(name)
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+
+  // A named type equals a recursive reference bound to an equal named type (the same type,
+  // seen from inside or outside its definition), so both hash by the name alone.
+  override def equals(o: Any): Boolean = o match {
+    case n: NamedType => (n eq this) || (n.name == name && n.inner == inner)
+    case r: RecursiveRef => r.name == name && r.isBound && ((r.target eq this) || r.target == this)
+    case _ => false
+  }
+  override val hashCode: Int = RecursiveRef.hashOf(name)
 }
 /**
  * A reference to the named type `name` from inside that type's own definition: a recursive
@@ -92,8 +100,10 @@ final case class NamedType(name: String, inner: SuperType) extends SuperType {
  * finite tree; [[target]] (set once the named type is built) leads back to the definition.
  *
  * Equality: the same name and, once both targets are set, the same definition text (the
- * name alone while a stream's types are being built, where a name has one definition). The
- * hash code is the name's, so it never changes.
+ * name alone while a stream's types are being built, where a name has one definition); a
+ * reference also equals a named type equal to its target (the same type seen from outside its
+ * definition, as in a union typedef of the same types frame). The hash code is the name's, as
+ * a named type's, so it never changes.
  */
 final class RecursiveRef(val name: String) extends SuperType {
   @volatile private var _target: NamedType = null
@@ -120,9 +130,15 @@ final class RecursiveRef(val name: String) extends SuperType {
   override def equals(o: Any): Boolean = o match {
     case r: RecursiveRef =>
       (r eq this) || (r.name == name && (!isBound || !r.isBound || (r._target eq _target) || definition == r.definition))
+    case n: NamedType => n == this
     case _ => false
   }
-  override val hashCode: Int = name.hashCode * 31 + 0x5eca
+  override val hashCode: Int = RecursiveRef.hashOf(name)
+}
+
+object RecursiveRef {
+  /** The hash code of a named type and of a reference to it. */
+  def hashOf(name: String): Int = name.hashCode * 31 + 0x5eca
 }
 
 /**

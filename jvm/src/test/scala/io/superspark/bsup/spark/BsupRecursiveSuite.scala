@@ -64,14 +64,23 @@ class BsupRecursiveSuite extends SparkSessionSuite {
     assert(SuperType.format(TypeValues.decode(new Cursor(nb, 0, nb.length, where), 5)) == SuperType.format(next))
     // Version 0 has no recursive types.
     intercept[IllegalArgumentException](TypeValues.encode(node, 0))
-    val e = intercept[BsupException](TypeValues.decode(new Cursor(b, 0, b.length, where), 0))
+    // The same type value in version 0's codes (base 30: name 37, reference 38, record 30, union 34).
+    val v0 = Array(37, 4) ++ "node".map(_.toInt) ++ Array(30, 2, 1, 'v'.toInt, 9, 4) ++ "next".map(_.toInt) ++
+      Array(34, 2, 29, 38, 4) ++ "node".map(_.toInt)
+    val e = intercept[BsupException](TypeValues.decode(new Cursor(v0.map(_.toByte), 0, v0.length, where), 0))
     assert(e.getMessage.contains("recursive type 'node' does not exist in Super Binary version 0"), e.getMessage)
   }
 
   test("equal recursive types from two streams are equal; different definitions of a name are not") {
     val other = SuperType.parse("node={v:string,next:(null|node)}")
     assert(read(stream(Seq(1L), Seq(2L))).head.typ == read(stream(Seq(5L, 6L), Seq(2L))).head.typ)
-    assert(other != node && other.hashCode == other.hashCode)
+    assert(other != node)
+    // The union inside node's definition holds a reference; the same union seen from outside holds
+    // the named type itself: the same type, equal with equal hash codes.
+    val next = node.inner.asInstanceOf[RecordType].fields(1).typ
+    val outside = UnionType(IndexedSeq(SuperType.nullType, node))
+    assert(next == outside && outside == next && next.hashCode == outside.hashCode)
+    assert(next != UnionType(IndexedSeq(SuperType.nullType, other)))
     assert(SuperTypes.merge(node, other) == UnionType(IndexedSeq(node, other)))
     assert(SuperTypes.merge(node, node) == node && SuperTypes.merge(SuperType.nullType, node) == node)
   }
@@ -80,11 +89,18 @@ class BsupRecursiveSuite extends SparkSessionSuite {
     // 32: a -> 32 (itself).
     val self = frame(0, hex("07 01") ++ "a".getBytes ++ hex("00 00 00 20"))
     val e1 = intercept[BsupException](read(self ++ frame(1, hex("20 00")) ++ hex("ff")))
-    assert(e1.getMessage.contains("type 'a' is defined as itself") && e1.getMessage.contains("rec.bsup: byte offset 2:"), e1.getMessage)
+    assert(e1.getMessage.contains("type 'a' is defined as itself") && e1.getMessage.contains("rec.bsup: byte offset 3:"), e1.getMessage)
     // 32: a -> 33 (b), 33: b -> 32 (a).
     val pair = frame(0, hex("07 01") ++ "a".getBytes ++ hex("00 00 00 21 07 01") ++ "b".getBytes ++ hex("00 00 00 20"))
     val e2 = intercept[BsupException](read(pair ++ frame(1, hex("20 00")) ++ hex("ff")))
     assert(e2.getMessage.contains("defined as itself"), e2.getMessage)
+    // 32: A -> 34, 33: B -> 35, 34: {x:33}, 35: (34|null): the cycle 34 -> 33 -> 35 -> 34 meets
+    // the record again, not a name.
+    val viaRecord = frame(0, hex("07 01") ++ "A".getBytes ++ hex("00 00 00 22 07 01") ++ "B".getBytes ++
+      hex("00 00 00 23 00 01 01") ++ "x".getBytes ++ hex("21 04 02 22 1d"))
+    val e3 = intercept[BsupException](read(viaRecord ++ frame(1, hex("20 00")) ++ hex("ff")))
+    assert(e3.getMessage.contains("a recursive type must refer back to itself through its name") &&
+      e3.getMessage.contains("byte offset 17:"), e3.getMessage)
   }
 
   test("a value nested deeper than the limit is a clear error naming the offset, not a StackOverflowError") {
@@ -149,8 +165,9 @@ class BsupRecursiveSuite extends SparkSessionSuite {
     val r = df.selectExpr("sb_typeof(b)", "sb_to_sup(b)", "to_json(sb_decode(b))",
       "to_json(sb_decode_all(b))").head()
     assert(r.getString(0) == "{id:int64,list:node}")
+    // Values of a named type are decorated with its name, as for every named type at version 5.
     assert(r.getString(1) == "type node={v:int64,next:(null|node)}\n" +
-      "{id:1,list:{v:1,next:{v:2,next:null}}}\n{id:2,list:{v:7,next:null}}")
+      "{id:1,list:{v:1,next:{v:2,next:null}::node}::node}\n{id:2,list:{v:7,next:null}::node}")
     assert(r.getString(2) == """{"id":1,"list":{"next":{"next":null,"v":2},"v":1}}""")
     assert(r.getString(3) ==
       """[{"id":1,"list":{"next":{"next":null,"v":2},"v":1}},{"id":2,"list":{"next":null,"v":7}}]""")
