@@ -232,9 +232,10 @@ object SuperTypes {
     case _ if a == b => Some(a)
     case (p: PrimitiveType, _) if p.id == SuperType.Null => Some(b)
     case (_, p: PrimitiveType) if p.id == SuperType.Null => Some(a)
-    // Recursive types merge only when equal: a merged definition would be neither one (records
-    // that merely hold them still merge field by field).
-    case _ if selfRecursive(a) || selfRecursive(b) => None
+    // Recursive types merge only when equal: a merged definition would be neither one. Unequal
+    // ones (a name defined otherwise in another stream) meet as type `any`, a VARIANT column that
+    // holds both. Records that merely hold them still merge field by field.
+    case _ if selfRecursive(a) || selfRecursive(b) => Some(FusionType(SuperType.all))
     case (p: PrimitiveType, q: PrimitiveType) =>
       widenInts(p.id, q.id).map(SuperType.primitive)
         .orElse(if (floats(p.id) && floats(q.id)) Some(SuperType.float64) else None)

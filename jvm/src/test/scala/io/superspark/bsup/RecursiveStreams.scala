@@ -25,10 +25,13 @@ object RecursiveStreams {
    * Types 32 `node` (named, inner id 34 as 4 bytes: a forward reference), 33 `(null|node)`,
    * 34 `{v:int64,next:33}`, 35 `{id:int64,list:32}`; then values `{id:i,list:<list i>}` of type 35.
    */
-  def stream(lists: Seq[Long]*): Array[Byte] = {
+  def stream(lists: Seq[Long]*): Array[Byte] = streamOf(9, lists: _*)
+
+  /** [[stream]] with `v` of the signed integer type `vType` (int8 6 .. int64 9). */
+  def streamOf(vType: Int, lists: Seq[Long]*): Array[Byte] = {
     val types = hex("07 04") ++ "node".getBytes ++ hex("00 00 00 22") ++
       hex("04 02 1d 20") ++
-      hex("00 02 01") ++ "v".getBytes ++ hex("09 04") ++ "next".getBytes ++ hex("21") ++
+      hex("00 02 01") ++ "v".getBytes ++ Array(vType.toByte, 4.toByte) ++ "next".getBytes ++ hex("21") ++
       hex("00 02 02") ++ "id".getBytes ++ hex("09 04") ++ "list".getBytes ++ hex("20")
     val values = lists.zipWithIndex.flatMap { case (l, i) =>
       hex("23") ++ tag(int64(i + 1L) ++ nodeValue(l))

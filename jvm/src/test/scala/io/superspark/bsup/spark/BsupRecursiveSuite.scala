@@ -81,7 +81,7 @@ class BsupRecursiveSuite extends SparkSessionSuite {
     val outside = UnionType(IndexedSeq(SuperType.nullType, node))
     assert(next == outside && outside == next && next.hashCode == outside.hashCode)
     assert(next != UnionType(IndexedSeq(SuperType.nullType, other)))
-    assert(SuperTypes.merge(node, other) == UnionType(IndexedSeq(node, other)))
+    assert(SuperTypes.merge(node, other) == FusionType(SuperType.all))
     assert(SuperTypes.merge(node, node) == node && SuperTypes.merge(SuperType.nullType, node) == node)
   }
 
@@ -158,6 +158,16 @@ class BsupRecursiveSuite extends SparkSessionSuite {
     val we = intercept[Exception](df.write.format("bsup").save(out))
     assert(Iterator.iterate[Throwable](we)(_.getCause).takeWhile(_ != null)
       .exists(x => x.getMessage != null && x.getMessage.contains("writing a recursive type")), we.toString)
+  }
+
+  test("data source: a name defined as two recursive types in two streams infers one VARIANT column") {
+    // Stream 1: node={v:int64,...}; stream 2: node={v:int32,...} (a name means another type after
+    // a stream boundary).
+    val f = file(stream(Seq(1L, 2L)) ++ streamOf(8, Seq(3L)))
+    val df = spark.read.format("bsup").load(f)
+    assert(df.schema.map(c => c.name -> c.dataType) == Seq("id" -> LongType, "list" -> VariantType))
+    assert(df.selectExpr("to_json(list)").collect().map(_.getString(0)).toSeq ==
+      Seq("""{"next":{"next":null,"v":2},"v":1}""", """{"next":null,"v":3}"""))
   }
 
   test("sb_typeof, sb_to_sup and sb_decode on a recursive cell") {
