@@ -53,6 +53,10 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     case p: PrimitiveType =>
       require(BsupVersion.primitive(version, p.id) == p, s"type $p does not exist in Super Binary version $version")
       p.id
+    // A recursive reference is its named type, whose id exists (it is given before its inner type).
+    case r: RecursiveRef =>
+      require(version >= 4, s"recursive type ${r.target} cannot be written in Super Binary version $version")
+      typeId(r.target)
     case NamedType(name, inner) if version > 0 && ids.get(t) == null =>
       // As the reference writes it: the name first, its inner type's id as 4 bytes that may
       // point forward to the inner typedef written right after.
@@ -89,7 +93,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
           case FusionType(e) =>
             require(version >= 2, s"fusion types do not exist in Super Binary version $version")
             val id = typeId(e); typedefs.put(8); typedefs.putUvarint(id)
-          case p: PrimitiveType => throw new IllegalStateException(p.toString)
+          case _: PrimitiveType | _: RecursiveRef => throw new IllegalStateException(t.toString)
         }
         val id = nextId
         nextId += 1

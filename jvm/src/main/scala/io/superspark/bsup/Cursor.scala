@@ -7,6 +7,9 @@ import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCh
  * the position translated by `where` (a file offset, or a frame offset plus a payload offset).
  */
 final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf: Cursor.Where) {
+  /** How many containers deep the bytes lie inside the value being decoded (see `ValueCodec.sub`). */
+  var depth: Int = 0
+
   def remaining: Int = end - pos
   def hasMore: Boolean = pos < end
 

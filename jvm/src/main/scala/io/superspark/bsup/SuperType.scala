@@ -13,6 +13,40 @@ sealed trait SuperType {
 
   /** The type with every outer name removed. */
   def underlying: SuperType = this
+
+  /**
+   * True when the type holds a [[RecursiveRef]]: its values can nest without a bound set by
+   * the type. Computed once per (interned) node, so linear in the distinct parts of a DAG.
+   */
+  lazy val isRecursive: Boolean = this match {
+    case _: RecursiveRef => true
+    case _: PrimitiveType | _: EnumType => false
+    case RecordType(fields) => fields.exists(_.typ.isRecursive)
+    case ArrayType(e) => e.isRecursive
+    case SetType(e) => e.isRecursive
+    case MapType(k, v) => k.isRecursive || v.isRecursive
+    case UnionType(ts) => ts.exists(_.isRecursive)
+    case ErrorType(e) => e.isRecursive
+    case NamedType(_, inner) => inner.isRecursive
+    case FusionType(inner) => inner.isRecursive
+  }
+
+  /**
+   * The names of the [[RecursiveRef]]s in this type whose named type does not enclose them
+   * here (a part of a recursive type taken alone, like the `(null|node)` of `node`'s field).
+   */
+  lazy val freeRefs: Set[String] = this match {
+    case r: RecursiveRef => Set(r.name)
+    case _: PrimitiveType | _: EnumType => Set.empty
+    case RecordType(fields) => fields.foldLeft(Set.empty[String])(_ ++ _.typ.freeRefs)
+    case ArrayType(e) => e.freeRefs
+    case SetType(e) => e.freeRefs
+    case MapType(k, v) => k.freeRefs ++ v.freeRefs
+    case UnionType(ts) => ts.foldLeft(Set.empty[String])(_ ++ _.freeRefs)
+    case ErrorType(e) => e.freeRefs
+    case NamedType(name, inner) => inner.freeRefs - name
+    case FusionType(inner) => inner.freeRefs
+  }
 }
 
 final case class PrimitiveType(id: Int, name: String) extends SuperType {
@@ -47,8 +81,66 @@ final case class ErrorType(inner: SuperType) extends SuperType {
 }
 final case class NamedType(name: String, inner: SuperType) extends SuperType {
   override def underlying: SuperType = inner.underlying
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  /** True when the definition refers back to this name: a recursive type. */
+  def refersToItself: Boolean = inner.freeRefs.contains(name)
+
+  // A named type equals a recursive reference bound to an equal named type (the same type,
+  // seen from inside or outside its definition), so both hash by the name alone.
+  override def equals(o: Any): Boolean = o match {
+    case n: NamedType => (n eq this) || (n.name == name && n.inner == inner)
+    case r: RecursiveRef => r.name == name && r.isBound && ((r.target eq this) || r.target == this)
+    case _ => false
+  }
+  override val hashCode: Int = RecursiveRef.hashOf(name)
 }
+/**
+ * A reference to the named type `name` from inside that type's own definition: a recursive
+ * type (Super Binary version 4 on), e.g. `node={v:int64,next:(node|null)}` holds
+ * `RecursiveRef("node")` where the definition refers back to `node`. The type is thereby a
+ * finite tree; [[target]] (set once the named type is built) leads back to the definition.
+ *
+ * Equality: the same name and, once both targets are set, the same definition text (the
+ * name alone while a stream's types are being built, where a name has one definition); a
+ * reference also equals a named type equal to its target (the same type seen from outside its
+ * definition, as in a union typedef of the same types frame). The hash code is the name's, as
+ * a named type's, so it never changes.
+ */
+final class RecursiveRef(val name: String) extends SuperType {
+  @volatile private var _target: NamedType = null
+
+  /** The named type referred to. */
+  def target: NamedType = {
+    val t = _target
+    if (t == null) throw new IllegalStateException(s"recursive reference to '$name' is not bound")
+    t
+  }
+
+  /** Binds the reference to its named type (once). */
+  def bind(t: NamedType): Unit = {
+    require(t.name == name, s"cannot bind a reference to '$name' to type '${t.name}'")
+    if (_target == null) _target = t
+  }
+
+  def isBound: Boolean = _target != null
+
+  override def underlying: SuperType = target.underlying
+
+  private lazy val definition: String = SuperType.format(target)
+
+  override def equals(o: Any): Boolean = o match {
+    case r: RecursiveRef =>
+      (r eq this) || (r.name == name && (!isBound || !r.isBound || (r._target eq _target) || definition == r.definition))
+    case n: NamedType => n == this
+    case _ => false
+  }
+  override val hashCode: Int = RecursiveRef.hashOf(name)
+}
+
+object RecursiveRef {
+  /** The hash code of a named type and of a reference to it. */
+  def hashOf(name: String): Int = name.hashCode * 31 + 0x5eca
+}
+
 /**
  * A fusion type (Super Binary version 2 on): a value of the supertype `inner` that also
  * carries the type it had before fusion (see [[FusionValue]]).
@@ -126,10 +218,15 @@ object SuperType {
    * `version` 0 writes sets and maps as `|[t]|` and `|{k:v}|` (the SUP of version 0); later
    * versions write `set[t]` and `map{k:v}`, and a named type as its name alone (SUP declares
    * names apart, `type port=uint16`). Text longer than [[MaxTextLength]] is cut with `...`.
+   * A recursive reference is its name inside its definition; elsewhere (a part of a recursive
+   * type printed alone) version 0 writes the definition there.
    */
   def format(t: SuperType, version: Int = 0): String = {
     val sb = new java.lang.StringBuilder
+    val defining = new java.util.HashSet[String]()
     def loop(t: SuperType): Unit = if (sb.length > MaxTextLength) () else t match {
+      case r: RecursiveRef if version > 0 || defining.contains(r.name) => appendName(sb, r.name)
+      case r: RecursiveRef => loop(r.target)
       case p: PrimitiveType => sb.append(p.name)
       case RecordType(fields) =>
         sb.append('{')
@@ -158,7 +255,11 @@ object SuperType {
         sb.append(')')
       case ErrorType(inner) => sb.append("error("); loop(inner); sb.append(')')
       case NamedType(name, _) if version > 0 => appendName(sb, name)
-      case NamedType(name, inner) => appendName(sb, name); sb.append('='); loop(inner)
+      case NamedType(name, inner) =>
+        appendName(sb, name); sb.append('=')
+        val outer = defining.add(name)
+        loop(inner)
+        if (outer) defining.remove(name)
     }
     loop(t)
     if (sb.length > MaxTextLength) { sb.setLength(MaxTextLength); sb.append("...") }
@@ -197,6 +298,19 @@ object SuperType {
 
   private final class TypeParser(s: String) {
     private var pos = 0
+    // Names whose definition is being parsed: a bare such name is a recursive reference.
+    private val defining = new java.util.HashMap[String, java.util.ArrayList[RecursiveRef]]()
+
+    private def named(n: String): NamedType = {
+      val outer = !defining.containsKey(n)
+      if (outer) defining.put(n, new java.util.ArrayList[RecursiveRef]())
+      val refs = defining.get(n)
+      val inner = parseType()
+      if (inner.isInstanceOf[RecursiveRef]) fail(s"type '$n' is defined as itself")
+      val t = NamedType(n, inner)
+      if (outer) { refs.forEach(r => r.bind(t)); defining.remove(n) }
+      t
+    }
 
     def parseAll(): SuperType = {
       val t = parseType()
@@ -277,10 +391,12 @@ object SuperType {
           // A parenthesized single type, as SUP writes `(port=uint16)`, is that type.
           if (ts.size == 1) ts.head else UnionType(ts)
         case '"' =>
-          val n = parseName(); expect('='); NamedType(n, parseType())
+          val n = parseName()
+          if (peek == '=') { pos += 1; named(n) } else reference(n)
         case _ =>
           val n = parseName()
-          if (peek == '=') { pos += 1; NamedType(n, parseType()) }
+          if (peek == '=') { pos += 1; named(n) }
+          else if (defining.containsKey(n)) reference(n)
           else if (n == "enum" && peek == '(') { pos += 1; EnumType(parseList(')', () => parseName())) }
           else if (n == "error" && peek == '(') { pos += 1; val t = parseType(); expect(')'); ErrorType(t) }
           else if (n == "fusion" && peek == '(') { pos += 1; val t = parseType(); expect(')'); FusionType(t) }
@@ -290,6 +406,14 @@ object SuperType {
           }
           else byName.getOrElse(n, fail(s"unknown type '$n'"))
       }
+    }
+
+    private def reference(n: String): RecursiveRef = {
+      val refs = defining.get(n)
+      if (refs == null) fail(s"unknown type '$n'")
+      val r = new RecursiveRef(n)
+      refs.add(r)
+      r
     }
   }
 }

@@ -199,6 +199,7 @@ final class TypeContext {
     val built = new Array[SuperType](defs.size)
     val builtDepth = new Array[Int](defs.size)
     val builtSize = new Array[Long](defs.size)
+    val pendingRefs = Array.fill[List[RecursiveRef]](defs.size)(Nil)
     def info(id: Int, from: Def, depth: Int): (SuperType, Int, Long) = {
       if (id < base) {
         val t = lookup(id)
@@ -212,7 +213,12 @@ final class TypeContext {
       val d = defs(i)
       if (state(i) == 2) return (built(i), builtDepth(i), builtSize(i))
       if (state(i) == 1) {
-        c.fail("recursive named types are not supported (a type refers to itself through a name)", d.at)
+        // A cycle: the type refers back to itself. It must do so through its name (only named
+        // types may refer forward, so every cycle holds one); the reference is bound below.
+        if (d.code != 7) c.fail("a recursive type must refer back to itself through its name", d.at)
+        val r = new RecursiveRef(d.name)
+        pendingRefs(i) = r :: pendingRefs(i)
+        return (r, 0, 1L)
       }
       if (depth > TypeContext.MaxDepth) c.fail(s"type nested more than ${TypeContext.MaxDepth} levels deep", d.at)
       state(i) = 1
@@ -239,6 +245,7 @@ final class TypeContext {
           if (previous != null && previous != kids(0)) {
             c.fail(s"type name '${d.name}' is defined again with another type (not allowed in version $version)", d.at)
           }
+          if (kids(0).isInstanceOf[RecursiveRef]) c.fail(s"type '${d.name}' is defined as itself", d.at)
           names.put(d.name, kids(0))
           NamedType(d.name, kids(0))
         case 8 => FusionType(kids(0))
@@ -247,6 +254,10 @@ final class TypeContext {
       if (total + 1 > TypeContext.MaxNodes) c.fail(s"type expands to more than ${TypeContext.MaxNodes} parts", d.at)
       state(i) = 2
       built(i) = intern(t); builtDepth(i) = maxDepth + 1; builtSize(i) = total + 1
+      built(i) match {
+        case n: NamedType => pendingRefs(i).foreach(_.bind(n)); pendingRefs(i) = Nil
+        case _ =>
+      }
       (built(i), builtDepth(i), builtSize(i))
     }
     var i = 0
@@ -273,10 +284,16 @@ object TypeContext {
  */
 object TypeValues {
   def encode(t: SuperType, out: ByteBuf, version: Int): Unit = {
+    require(version >= 4 || !t.isRecursive, s"recursive type $t does not exist in Super Binary version $version")
     val base = BsupVersion.typeValueBase(version)
     val bound = new java.util.HashMap[String, SuperType]()
+    val defining = new java.util.HashSet[String]()
     def loop(t: SuperType): Unit = t match {
       case p: PrimitiveType => out.put(p.id)
+      // Inside its definition a recursive reference is the name; alone, the definition itself.
+      case r: RecursiveRef if defining.contains(r.name) || bound.get(r.name) == r.target.inner =>
+        out.put(base + 8); putName(r.name)
+      case r: RecursiveRef => loop(r.target)
       case RecordType(fields) =>
         out.put(base); out.putUvarint(fields.size)
         fields.foreach { f => putName(f.name); loop(f.typ) }
@@ -288,7 +305,13 @@ object TypeValues {
       case ErrorType(e) => out.put(base + 6); loop(e)
       case NamedType(name, inner) =>
         if (bound.get(name) == inner) { out.put(base + 8); putName(name) }
-        else { out.put(base + 7); putName(name); loop(inner); bound.put(name, inner) }
+        else {
+          out.put(base + 7); putName(name)
+          val outer = defining.add(name)
+          loop(inner)
+          if (outer) defining.remove(name)
+          bound.put(name, inner)
+        }
       case FusionType(inner) =>
         require(version >= 2, s"fusion types do not exist in Super Binary version $version")
         out.put(base + 9); loop(inner)
@@ -312,6 +335,8 @@ object TypeValues {
     // Parts of the expanded tree: a name reference repeats the whole named type.
     var parts = 0L
     val sizeOf = new java.util.HashMap[String, java.lang.Long]()
+    // Names whose definition is being read, with the recursive references made to each.
+    val defining = new java.util.HashMap[String, java.util.ArrayList[RecursiveRef]]()
     def loop(): SuperType = {
       val at = c.pos
       depth += 1
@@ -341,16 +366,31 @@ object TypeValues {
           case 6 => ErrorType(loop())
           case 7 =>
             val name = c.countedString("type name")
+            val outer = !defining.containsKey(name)
+            if (outer) defining.put(name, new java.util.ArrayList[RecursiveRef]())
+            val refs = defining.get(name)
             val inner = loop()
+            if (inner.isInstanceOf[RecursiveRef]) c.fail(s"type '$name' is defined as itself", at)
+            val named = NamedType(name, inner)
+            if (outer) { refs.forEach(r => r.bind(named)); defining.remove(name) }
             bound.put(name, inner)
             sizeOf.put(name, parts - before)
-            NamedType(name, inner)
+            named
           case 8 =>
             val name = c.countedString("type name")
-            val inner = bound.get(name)
-            if (inner == null) c.fail(s"type value refers to undefined name '$name'", at)
-            parts += sizeOf.get(name)
-            NamedType(name, inner)
+            val refs = defining.get(name)
+            if (refs != null) {
+              // A reference from inside the name's own definition: a recursive type (version 4 on).
+              if (version < 4) c.fail(s"recursive type '$name' does not exist in Super Binary version $version", at)
+              val r = new RecursiveRef(name)
+              refs.add(r)
+              r
+            } else {
+              val inner = bound.get(name)
+              if (inner == null) c.fail(s"type value refers to undefined name '$name'", at)
+              parts += sizeOf.get(name)
+              NamedType(name, inner)
+            }
           case 9 if version >= 2 => FusionType(loop())
           case _ => c.fail(s"unknown type value code $code", at)
         }

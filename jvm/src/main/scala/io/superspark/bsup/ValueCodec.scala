@@ -99,6 +99,7 @@ object ValueCodec {
   def decodeBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Any = t match {
     case p: PrimitiveType => decodePrimitive(p.id, buf, off, len, parent)
     case NamedType(_, inner) => decodeBody(inner, buf, off, len, parent)
+    case r: RecursiveRef => decodeBody(r.target, buf, off, len, parent)
     // An error value is encoded exactly as its underlying value (as the reference does).
     case ErrorType(inner) => ErrorValue(decodeBody(inner, buf, off, len, parent))
     case RecordType(fields) =>
@@ -206,8 +207,20 @@ object ValueCodec {
   private def expectEnd(c: Cursor, what: String): Unit =
     if (c.hasMore) c.fail(s"extra bytes at the end of a $what value")
 
-  def sub(parent: Cursor, off: Int, len: Int): Cursor =
-    new Cursor(parent.buf, off, off + len, parent.whereOf)
+  /**
+   * Deepest nesting of containers in one value. Types alone nest at most
+   * `TypeContext.MaxDepth` levels; a value of a recursive type can nest as deep as its bytes
+   * go, so this bounds it (and the stack of every walk over the decoded value).
+   */
+  final val MaxValueDepth = 1000
+
+  /** A cursor over the body of a container inside `parent`'s bytes, one level deeper. */
+  def sub(parent: Cursor, off: Int, len: Int): Cursor = {
+    if (parent.depth >= MaxValueDepth) parent.fail(s"value nested more than $MaxValueDepth levels deep", off)
+    val c = new Cursor(parent.buf, off, off + len, parent.whereOf)
+    c.depth = parent.depth + 1
+    c
+  }
 
   def decodePrimitive(id: Int, b: Array[Byte], off: Int, len: Int, c: Cursor): Any = {
     checkPrimitiveSize(c, id, off, len)
@@ -256,6 +269,7 @@ object ValueCodec {
     t match {
       case p: PrimitiveType => encodePrimitive(p.id, v, out, version)
       case NamedType(_, inner) => encodeTagged(inner, v, out)
+      case r: RecursiveRef => encodeTagged(r.target, v, out)
       case ErrorType(inner) => encodeTagged(inner, v.asInstanceOf[ErrorValue].value, out)
       case _ =>
         val start = beginContainer(out)

@@ -163,6 +163,7 @@ object ValueText {
     }
     def loop(t: SuperType, v: Any): Unit = if (v == null) sb.append("null") else t match {
       case NamedType(_, inner) => loop(inner, v)
+      case r: RecursiveRef => loop(r.target, v)
       case ErrorType(inner) => sb.append("error("); loop(inner, v.asInstanceOf[ErrorValue].value); sb.append(')')
       case RecordType(fields) =>
         val vs = v.asInstanceOf[Seq[Any]]

@@ -34,6 +34,7 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * | none                            | null                                                    |
  * | fusion(all) (type any, v5)      | variant                                                 |
  * | fusion(T)                       | T's mapping (the subtype is dropped)                    |
+ * | recursive N=T (v4+: T refers to N) | variant (records objects, arrays arrays, ...)        |
  *
  * Each column produced from a Super type carries that type, in Super type syntax, in its
  * field metadata under [[MetadataKey]]; [[superTypeOf]] reads it back so that writing the
@@ -56,6 +57,10 @@ object SuperTypes {
   /** The Spark type of values of `t`. */
   def toSpark(t: SuperType, opts: Options = DefaultOptions): DataType = t match {
     case p: PrimitiveType => primitiveToSpark(p.id, opts)
+    // A recursive type (its definition refers back to its name) nests without a bound that a
+    // Spark type could follow: its values are VARIANTs, the metadata keeps the Super type.
+    case n: NamedType if n.refersToItself => VariantType
+    case _: RecursiveRef => VariantType
     case NamedType(_, inner) => toSpark(inner, opts)
     case ErrorType(inner) => toSpark(inner, opts)
     case RecordType(fields) =>
@@ -227,6 +232,10 @@ object SuperTypes {
     case _ if a == b => Some(a)
     case (p: PrimitiveType, _) if p.id == SuperType.Null => Some(b)
     case (_, p: PrimitiveType) if p.id == SuperType.Null => Some(a)
+    // Recursive types merge only when equal: a merged definition would be neither one. Unequal
+    // ones (a name defined otherwise in another stream) meet as type `any`, a VARIANT column that
+    // holds both. Records that merely hold them still merge field by field.
+    case _ if selfRecursive(a) || selfRecursive(b) => Some(FusionType(SuperType.all))
     case (p: PrimitiveType, q: PrimitiveType) =>
       widenInts(p.id, q.id).map(SuperType.primitive)
         .orElse(if (floats(p.id) && floats(q.id)) Some(SuperType.float64) else None)
@@ -248,6 +257,12 @@ object SuperTypes {
     case (NamedType(_, x), _) if x == b => Some(b)
     case (_, NamedType(_, y)) if y == a => Some(a)
     case _ => None
+  }
+
+  private def selfRecursive(t: SuperType): Boolean = t match {
+    case n: NamedType => n.refersToItself
+    case _: RecursiveRef => true
+    case _ => false
   }
 
   private def union(a: SuperType, b: SuperType): SuperType = {

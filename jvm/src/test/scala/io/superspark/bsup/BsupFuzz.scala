@@ -69,7 +69,9 @@ object BsupFuzz {
       w.close()
       Seed(s"ours-v$v/$c${if (compress) ".lz4" else ""}", out.toByteArray)
     }
-    cli ++ ours
+    // A recursive type (version 5): a linked list whose type refers back to its name.
+    val recursive = RecursiveStreams.stream(Seq(1L, 2L, 3L), Seq(7L), 1L to 40L)
+    cli ++ ours :+ Seed("hand-v5/recursive", recursive)
   }
 
   private val boundaries: Array[Long] = Array(0L, 1L, 0x7fL, 0x80L, 0x3fffL, 0x4000L, Int.MaxValue.toLong,

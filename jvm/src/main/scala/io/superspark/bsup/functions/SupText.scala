@@ -39,10 +39,15 @@ object SupText {
   /** The named types used in `t` as `type name=...` declarations of SUP version 1 on, inner first. */
   def namedTypes(t: SuperType, version: Int): Seq[String] = {
     val out = scala.collection.mutable.LinkedHashMap[String, String]()
+    val visiting = new java.util.HashSet[String]()
     def loop(t: SuperType): Unit = t match {
       case NamedType(n, inner) =>
-        loop(inner)
-        if (!out.contains(n)) out(n) = s"type ${SuperType.formatName(n)}=${typeText(inner, version)}"
+        // A recursive type reaches its own name again: declared once, when its parts are.
+        if (visiting.add(n)) {
+          loop(inner)
+          if (!out.contains(n)) out(n) = s"type ${SuperType.formatName(n)}=${typeText(inner, version)}"
+        }
+      case r: RecursiveRef => loop(r.target)
       case RecordType(fs) => fs.foreach(f => loop(f.typ))
       case ArrayType(e) => loop(e)
       case SetType(e) => loop(e)
@@ -63,6 +68,7 @@ object SupText {
   private final class Printer(sb: java.lang.StringBuilder, version: Int) {
   private def decoration(t: SuperType): Unit = t match {
     case NamedType(n, _) if version > 0 => sb.append("::").append(SuperType.formatName(n))
+    case r: RecursiveRef => decoration(r.target)
     case _: NamedType => sb.append("::(").append(t.toString).append(')')
     case _ => sb.append("::").append(typeText(t, version))
   }
@@ -78,6 +84,9 @@ object SupText {
       case NamedType(_, inner) =>
         value(inner, v, decorate = false)
         if (decorate) decoration(t)
+        return
+      case r: RecursiveRef =>
+        value(r.target, v, decorate)
         return
       case UnionType(ts) =>
         val u = v.asInstanceOf[UnionValue]

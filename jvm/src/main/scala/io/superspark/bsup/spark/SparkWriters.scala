@@ -58,9 +58,15 @@ object SparkWriters {
     case other => getLong(other, g, i).toDouble
   }
 
+  private def recursiveUnsupported(t: SuperType, dt: DataType): Nothing =
+    fail(s"cannot write $t: writing a recursive type from a Spark ${dt.catalogString} column is not supported " +
+      s"(drop the column's ${SuperTypes.MetadataKey} metadata to write a VARIANT as its JSON text)")
+
   private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
 
   def compile(t: SuperType, dt: DataType, version: Int = 0): FieldWriter = t match {
+    case _ if t.isRecursive => recursiveUnsupported(t, dt)
+    case _: RecursiveRef => recursiveUnsupported(t, dt)
     case NamedType(_, inner) => compile(inner, dt, version)
     // An error value is encoded exactly as its underlying value.
     case ErrorType(inner) => compile(inner, dt, version)

@@ -32,6 +32,7 @@ object VariantReader {
 
   def append(b: VariantBuilder, t: SuperType, v: Any): Unit = if (v == null) b.appendNull() else t match {
     case NamedType(_, inner) => append(b, inner, v)
+    case r: RecursiveRef => append(b, r.target, v)
     case ErrorType(inner) =>
       val start = b.getWritePos
       val fields = new JArrayList[VariantBuilder.FieldEntry]()
