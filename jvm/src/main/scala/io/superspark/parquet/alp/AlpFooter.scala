@@ -34,6 +34,22 @@ object AlpFooter {
    */
   val HintKey = "superspark.alp"
 
+  /**
+   * The encoding that stands for ALP (10) in the `encodings` of the footers superspark reads
+   * with parquet-java (which cannot hold ALP): DELTA_LENGTH_BYTE_ARRAY (6), an encoding of
+   * BYTE_ARRAY columns only, so a FLOAT/DOUBLE chunk listing it is an ALP chunk
+   * ([[isMaskedAlp]]). This is how the scan finds ratified chunks of any writer.
+   */
+  val ReadMarker = 6
+
+  /** True when parquet-java's metadata of a chunk read by superspark lists [[ReadMarker]] for a FLOAT/DOUBLE column. */
+  def isMaskedAlp(c: org.apache.parquet.hadoop.metadata.ColumnChunkMetaData): Boolean = {
+    val t = c.getPrimitiveType.getPrimitiveTypeName
+    (t == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.DOUBLE ||
+      t == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT) &&
+      c.getEncodings.contains(org.apache.parquet.column.Encoding.DELTA_LENGTH_BYTE_ARRAY)
+  }
+
   import ThriftWalker.{Binary, I32, I64, List}
 
   /** Every column chunk of the footer, in row-group then column order. */
@@ -91,19 +107,20 @@ object AlpFooter {
 
   // ---- the same extensions in the FlatBuffer footer's v1 extension slot ----
 
-  private val SlotEntry = 8 + AlpExtension.Size
-
   /**
    * The FlatBuffer footer's copy of the private form's column extensions (docs/alp.md): one
    * entry of its extension slot named by [[AlpExtension.Uuid]], holding
-   * `[count u32][count x (row group u32, column u32, 50-byte extension payload)]`, little-endian;
-   * None when the footer has no extension of ours. Final-form (PAR3) files keep it there only.
+   * `[count u32][count x (row group u32, column u32, extension payload)]`, little-endian, every
+   * payload of one size (51 bytes; 50 in files of layout version 1); None when the footer has
+   * no extension of ours. Final-form (PAR3) files keep it there only.
    */
   def slotData(thrift: Array[Byte]): Option[Array[Byte]] = {
     val ours = scan(thrift).flatMap(r => r.ourExtension.map(p => (r.rowGroup, r.column, p)))
     if (ours.isEmpty) None
     else {
-      val b = java.nio.ByteBuffer.allocate(4 + ours.size * SlotEntry).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+      val size = ours.head._3.length
+      require(ours.forall(_._3.length == size), "extension payloads of different sizes")
+      val b = java.nio.ByteBuffer.allocate(4 + ours.size * (8 + size)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
       b.putInt(ours.size)
       ours.foreach { case (rg, col, p) => b.putInt(rg).putInt(col).put(p) }
       Some(b.array())
@@ -113,14 +130,15 @@ object AlpFooter {
   /** The entries of [[slotData]]: (row group, column) -> payload; an error when the sizes disagree. */
   def parseSlot(data: Array[Byte]): Map[(Int, Int), Array[Byte]] = {
     val b = java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-    if (data.length < 4) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes"))
+    def bad(why: String) = throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, why))
+    if (data.length < 4) bad(s"slot of ${data.length} bytes")
     val n = b.getInt()
-    if (n < 0 || 4L + n.toLong * SlotEntry != data.length) {
-      throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes for $n entries"))
-    }
+    val sizes = Seq(AlpExtension.Size, AlpExtension.SizeV1)
+    val size = if (n < 0) None else if (n == 0) Some(0) else sizes.find(s => 4L + n.toLong * (8 + s) == data.length)
+    if (size.isEmpty || (n == 0 && data.length != 4)) bad(s"slot of ${data.length} bytes for $n entries")
     (0 until n).map { _ =>
       val key = (b.getInt(), b.getInt())
-      val p = new Array[Byte](AlpExtension.Size)
+      val p = new Array[Byte](size.get)
       b.get(p)
       key -> p
     }.toMap

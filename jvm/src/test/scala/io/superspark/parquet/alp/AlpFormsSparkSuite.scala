@@ -111,6 +111,37 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
   }
 
+  test("private form: an ALP page that does not decode (crc32 intact) falls back to the ordinary chunk") {
+    val copy = dir.resolve("private-bad-page")
+    Files.createDirectories(copy)
+    parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
+    // the first ALP chunk of every file: byte 3 of its first page's body (the definition-level
+    // length of a nullable column, ALP's num_elements of a required one) made wrong, then the
+    // extension's crc32 made to match, so the page fails only when decoded
+    parquetFiles(copy.toString).foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val payload = AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).head
+      val e = AlpExtension.parse(payload, footer.footerOffset)
+      assert(e.codec.contains(0), "decimal-like ALP pages are written UNCOMPRESSED")
+      val bytes = Files.readAllBytes(f)
+      val in = new java.io.ByteArrayInputStream(bytes, e.offset.toInt, e.size.toInt)
+      org.apache.parquet.format.Util.readPageHeader(in)
+      val body = e.offset.toInt + e.size.toInt - in.available()
+      bytes(body + 3) = 0x7f
+      val crc = new java.util.zip.CRC32()
+      crc.update(bytes, e.offset.toInt, e.size.toInt)
+      val fixed = AlpExtension.parse(payload, footer.footerOffset).copy(crc32 = crc.getValue.toInt).toBytes
+      val at = bytes.indexOfSlice(payload.toSeq, footer.footerOffset.toInt)
+      assert(at > 0)
+      System.arraycopy(fixed, 0, bytes, at, fixed.length)
+      Files.write(f, bytes)
+    }
+    val df = spark.read.parquet(copy.toString).select("price", "temp")
+    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
+    val (chunks, fallbacks) = alpMetrics(df)
+    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
+  }
+
   test("ratified form: one chunk per column, ALP = 10 in encodings, read by superspark, not by vanilla Spark") {
     for (q <- queries) assert(rows(q(spark.read.parquet(ratified))) == rows(q(spark.read.parquet(plain))))
     val refs = parquetFiles(ratified).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
@@ -125,6 +156,36 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
       val e = intercept[Exception](spark.read.parquet(ratified).select("price").collect())
       assert(e.getCause.getMessage.contains("Required field 'encoding' was not present"))
     }
+  }
+
+  test("ratified chunks are found from the footer alone: a file without the superspark.alp key") {
+    // what another ALP writer makes: the same file, its footer re-encoded without our key
+    val copy = dir.resolve("ratified-no-hint")
+    Files.createDirectories(copy)
+    parquetFiles(ratified).foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val thrift = FooterFiles.thriftFooter(footer)
+      val alp = AlpFooter.scan(thrift).filter(_.isRatified).map(r => (r.rowGroup, r.column)).toSet
+      assert(alp.nonEmpty)
+      val md = org.apache.parquet.format.Util.readFileMetaData(
+        new java.io.ByteArrayInputStream(AlpFooter.maskAlpEncodings(thrift).get))
+      assert(md.getKey_value_metadata.asScala.exists(_.getKey == AlpFooter.HintKey))
+      md.setKey_value_metadata(md.getKey_value_metadata.asScala.filterNot(_.getKey == AlpFooter.HintKey).asJava)
+      val out = new java.io.ByteArrayOutputStream()
+      org.apache.parquet.format.Util.writeFileMetaData(md, out)
+      val rewritten = AlpFooter.markAlpEncodings(out.toByteArray, alp)
+      val bytes = Files.readAllBytes(f)
+      val len = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(rewritten.length).array()
+      Files.write(copy.resolve(f.getFileName),
+        bytes.take(footer.footerOffset.toInt) ++ rewritten ++ len ++ "PAR1".getBytes("US-ASCII"))
+      assert(AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(copy.resolve(f.getFileName))))
+        .filter(_.isRatified).map(r => (r.rowGroup, r.column)).toSet == alp)
+    }
+    for (q <- queries) assert(rows(q(spark.read.parquet(copy.toString))) == rows(q(spark.read.parquet(plain))))
+    val (chunks, _) = alpMetrics(spark.read.parquet(copy.toString).selectExpr("sum(price)", "sum(temp)"))
+    val expected = parquetFiles(copy.toString).map(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f)))
+      .count(r => r.isRatified && Set("price", "temp")(r.path.head))).sum
+    assert(expected > 2 && chunks == expected, s"$chunks ALP chunks decoded, $expected in the files")
   }
 
   test("statistics prune row groups of ALP columns in both forms") {
