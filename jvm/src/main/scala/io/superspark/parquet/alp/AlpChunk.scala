@@ -245,8 +245,11 @@ object AlpChunk {
       h.numValues.toInt
     }
 
-    /** Decodes the page [[nextRows]] read into `out` from row `at` (nulls into `out.nulls`). */
-    def decodeInto(out: AlpValues, at: Int): Unit = {
+    /**
+     * Decodes the page [[nextRows]] read into `out` from row `at` (nulls into `out.nulls`);
+     * returns the page's non-null count.
+     */
+    def decodeInto(out: AlpValues, at: Int): Int = {
       val h = header
       require(h != null, "nextRows() first")
       require(out.t == t && out.isOptional == optional, "buffer of another column shape")
@@ -261,12 +264,13 @@ object AlpChunk {
       if (body.length != h.uncompressed) {
         fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
       }
-      decodeBody(body, n, out, at, page, bodyAt - off)
+      val present = decodeBody(body, n, out, at, page, bodyAt - off)
       header = null
       done += n
       page += 1
       pos = bodyAt + h.compressed.toInt
       if (done == rows) checkEnd()
+      present
     }
 
     /** After the last page: no bytes left, the expected page count. */
@@ -280,7 +284,8 @@ object AlpChunk {
   private def maxBodyBytes(n: Int, t: AlpType): Long =
     4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
 
-  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Unit = {
+  /** Decodes one page body into `out` from row `at`; returns its non-null count. */
+  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Int = {
     var alpAt = 0
     var present = n
     if (out.isOptional) {
@@ -312,6 +317,7 @@ object AlpChunk {
     } catch {
       case e: AlpDecodeException => fail(BadAlpBody(bodyOffset + alpAt, page, e.reason))
     }
+    present
   }
 
   /** Reads `n` definition levels (bit width 1) into `nulls[at...]`; returns the non-null count. */

@@ -99,6 +99,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
     private var buffer: AlpValues = _ // capacity for the largest page so far
     private var page: AlpValues = _   // the rows of the current page (or the ordinary chunk's)
     private var pagePos = 0
+    private var pageHasNulls = false
     private var rgPos = 0
     private def where = s"$path, column ${c.name}"
 
@@ -132,7 +133,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
         if (page.t == AlpType.Double) vector.putDoubles(filled, m, page.doubles, pagePos)
         else vector.putFloats(filled, m, page.floats, pagePos)
         val nulls = page.nulls
-        if (nulls != null) {
+        if (pageHasNulls) {
           var i = 0
           while (i < m) {
             if (nulls(pagePos + i)) {
@@ -154,7 +155,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
       val n = cursor.nextRows()
       if (buffer == null || buffer.rows < n) buffer = AlpValues.allocate(loc.t, n, c.optional)
       val view = new AlpValues(loc.t, n, buffer.doubles, buffer.floats, buffer.nulls)
-      cursor.decodeInto(view, 0)
+      pageHasNulls = cursor.decodeInto(view, 0) < n
       if (rowsAt != rgPos) throw new IllegalStateException(s"$where: page at row $rowsAt, the scan is at $rgPos")
       page = view
       pagePos = 0
@@ -176,6 +177,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
           if (page.rows != loc.values) throw new IllegalStateException(
             s"$where: ordinary chunk of ${page.rows} rows for a row group of ${loc.values}")
           pagePos = rgPos
+          pageHasNulls = page.nulls != null
       }
   }
 
