@@ -88,15 +88,30 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     }
   }
 
-  test("private form: a damaged extension or ALP chunk falls back to the ordinary chunk") {
-    val copy = dir.resolve("private-damaged")
+  /**
+   * The private-form files copied to `name`, the first ALP chunk of each damaged by `damage`
+   * (file, its footer, the extension payload): read through superspark, the rows are those of
+   * the file without ALP, and each file's damaged chunk was read from its ordinary chunk.
+   */
+  private def fallsBackWhenDamaged(name: String)(damage: (Path, io.superspark.parquet.footer.FooterBytes,
+      Array[Byte]) => Unit): Unit = {
+    val copy = dir.resolve(name)
     Files.createDirectories(copy)
     parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
-    // flip a byte inside the first ALP chunk of every file: its crc32 no longer matches
     parquetFiles(copy.toString).foreach { f =>
       val footer = FooterFiles.readFooter(f)
-      val e = AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).map(
-        AlpExtension.parse(_, footer.footerOffset)).head
+      damage(f, footer, AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).head)
+    }
+    val df = spark.read.parquet(copy.toString).select("price", "temp")
+    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
+    val (chunks, fallbacks) = alpMetrics(df)
+    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
+  }
+
+  test("private form: a damaged extension or ALP chunk falls back to the ordinary chunk") {
+    // flip a byte inside the first ALP chunk of every file: its crc32 no longer matches
+    fallsBackWhenDamaged("private-damaged") { (f, footer, payload) =>
+      val e = AlpExtension.parse(payload, footer.footerOffset)
       val ch = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)
       try {
         val b = java.nio.ByteBuffer.allocate(1)
@@ -105,22 +120,13 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
         ch.write(flipped, e.offset + e.size / 2)
       } finally ch.close()
     }
-    val df = spark.read.parquet(copy.toString).select("price", "temp")
-    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
-    val (chunks, fallbacks) = alpMetrics(df)
-    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
   }
 
   test("private form: an ALP page that does not decode (crc32 intact) falls back to the ordinary chunk") {
-    val copy = dir.resolve("private-bad-page")
-    Files.createDirectories(copy)
-    parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
     // the first ALP chunk of every file: byte 3 of its first page's body (the definition-level
     // length of a nullable column, ALP's num_elements of a required one) made wrong, then the
     // extension's crc32 made to match, so the page fails only when decoded
-    parquetFiles(copy.toString).foreach { f =>
-      val footer = FooterFiles.readFooter(f)
-      val payload = AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).head
+    fallsBackWhenDamaged("private-bad-page") { (f, footer, payload) =>
       val e = AlpExtension.parse(payload, footer.footerOffset)
       assert(e.codec.contains(0), "decimal-like ALP pages are written UNCOMPRESSED")
       val bytes = Files.readAllBytes(f)
@@ -130,16 +136,12 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
       bytes(body + 3) = 0x7f
       val crc = new java.util.zip.CRC32()
       crc.update(bytes, e.offset.toInt, e.size.toInt)
-      val fixed = AlpExtension.parse(payload, footer.footerOffset).copy(crc32 = crc.getValue.toInt).toBytes
+      val fixed = e.copy(crc32 = crc.getValue.toInt).toBytes
       val at = bytes.indexOfSlice(payload.toSeq, footer.footerOffset.toInt)
       assert(at > 0)
       System.arraycopy(fixed, 0, bytes, at, fixed.length)
       Files.write(f, bytes)
     }
-    val df = spark.read.parquet(copy.toString).select("price", "temp")
-    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
-    val (chunks, fallbacks) = alpMetrics(df)
-    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
   }
 
   test("ratified form: one chunk per column, ALP = 10 in encodings, read by superspark, not by vanilla Spark") {
