@@ -70,11 +70,18 @@ object AlpChunk {
   // ---------------------------------------------------------------- writing
 
   /**
-   * The values as ALP pages. ALP pages are dense already: the chunk is written UNCOMPRESSED
-   * (`compressed` = false) unless `compression` makes its bodies smaller.
+   * A chunk's ALP pages go through the column's codec only when it saves at least
+   * 1/`MinCodecSaving` of their bytes (an eighth): ALP pages are dense already, and a codec
+   * that shaves off a few percent costs a decompression of every page on every scan.
+   */
+  final val MinCodecSaving = 8
+
+  /**
+   * The values as ALP pages: UNCOMPRESSED (`compressed` = false) unless `compression` saves
+   * [[MinCodecSaving]] of the page bodies' bytes.
    */
   def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
-    encodePages(v, compression, pageRows, AlpEncoding, alpBody, rawWhenNotLarger = true)
+    encodePages(v, compression, pageRows, AlpEncoding, alpBody, rawOrCodec = true)
 
   /**
    * The same values as ordinary PLAIN V1 data pages (what `alp-decode` writes): the layout
@@ -84,7 +91,7 @@ object AlpChunk {
     encodePages(v, compression, pageRows, PlainEncoding, (v, from, n) => withLevels(v, from, n, plainValues(v, from, n)))
 
   private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int, encoding: Int,
-      body: (AlpValues, Int, Int) => Array[Byte], rawWhenNotLarger: Boolean = false): AlpChunkBytes = {
+      body: (AlpValues, Int, Int) => Array[Byte], rawOrCodec: Boolean = false): AlpChunkBytes = {
     require(pageRows > 0, "pageRows must be positive")
     val pages = scala.collection.mutable.ArrayBuffer.empty[(Int, Array[Byte], Array[Byte])] // rows, body, compressed
     var from = 0
@@ -94,8 +101,9 @@ object AlpChunk {
       pages += ((n, b, if (compression eq Uncompressed) b else compression.compress(b)))
       from += n
     }
-    val compressed = !(rawWhenNotLarger && pages.map(_._3.length.toLong).sum >= pages.map(_._2.length.toLong).sum) &&
-      (compression ne Uncompressed)
+    val (packed, raw) = (pages.map(_._3.length.toLong).sum, pages.map(_._2.length.toLong).sum)
+    val compressed = (compression ne Uncompressed) &&
+      !(rawOrCodec && packed > raw - raw / MinCodecSaving)
     val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
     var uncompressed = 0L
     pages.foreach { case (n, b, c) =>

@@ -73,7 +73,7 @@ final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Lon
  * for the form: the private form's field-32767 extensions ([[AlpFooter.withExtensions]]) or
  * the ratified form's column chunks ([[AlpRatifiedFooter]]). `codec`: Parquet's
  * `CompressionCodec` value of the file's column chunks; `compression` compresses with it (a
- * chunk whose pages it does not make smaller is written UNCOMPRESSED, [[AlpChunk.encode]]).
+ * chunk whose pages it does not shrink by an eighth is written UNCOMPRESSED, [[AlpChunk.encode]]).
  */
 final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
     pageRows: Int = AlpChunk.DefaultPageRows) {

@@ -1,6 +1,7 @@
 package io.superspark.parquet.alp
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
 import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
 
@@ -36,18 +37,29 @@ object AlpFooter {
 
   /**
    * The encoding that stands for ALP (10) in the `encodings` of the footers superspark reads
-   * with parquet-java (which cannot hold ALP): DELTA_LENGTH_BYTE_ARRAY (6), an encoding of
-   * BYTE_ARRAY columns only, so a FLOAT/DOUBLE chunk listing it is an ALP chunk
-   * ([[isMaskedAlp]]). This is how the scan finds ratified chunks of any writer.
+   * with parquet-java when its converter fails on them (FooterReader): DELTA_LENGTH_BYTE_ARRAY
+   * (6), an encoding of BYTE_ARRAY columns only, never of a FLOAT/DOUBLE chunk ([[mayBeAlp]]).
    */
   val ReadMarker = 6
 
-  /** True when parquet-java's metadata of a chunk read by superspark lists [[ReadMarker]] for a FLOAT/DOUBLE column. */
-  def isMaskedAlp(c: org.apache.parquet.hadoop.metadata.ColumnChunkMetaData): Boolean = {
+  private val valueEncodings = {
+    import org.apache.parquet.column.Encoding._
+    Set(PLAIN, PLAIN_DICTIONARY, RLE_DICTIONARY, BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY)
+  }
+
+  /**
+   * Whether a chunk of parquet-java's footer objects may be an ALP chunk (ratified form, any
+   * writer): a FLOAT/DOUBLE chunk that lists [[ReadMarker]], or no value encoding at all
+   * (parquet-java's converter drops the encodings it does not know, such as ALP = 10, and a
+   * FLOAT/DOUBLE chunk always has a value encoding). The scan then checks the footer bytes.
+   */
+  def mayBeAlp(c: org.apache.parquet.hadoop.metadata.ColumnChunkMetaData): Boolean = {
+    import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.{DOUBLE, FLOAT}
     val t = c.getPrimitiveType.getPrimitiveTypeName
-    (t == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.DOUBLE ||
-      t == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT) &&
-      c.getEncodings.contains(org.apache.parquet.column.Encoding.DELTA_LENGTH_BYTE_ARRAY)
+    (t == DOUBLE || t == FLOAT) && {
+      val e = c.getEncodings
+      e.contains(org.apache.parquet.column.Encoding.DELTA_LENGTH_BYTE_ARRAY) || !e.asScala.exists(valueEncodings)
+    }
   }
 
   import ThriftWalker.{Binary, I32, I64, List}

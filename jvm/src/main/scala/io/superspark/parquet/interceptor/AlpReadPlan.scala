@@ -41,11 +41,11 @@ object AlpReadPlan extends Logging {
   /**
    * Whether a file may have ALP data, from parquet-java's footer objects alone: superspark's
    * `superspark.alp` key (its private form's extensions are invisible there), or a chunk
-   * whose ALP encoding was read as [[AlpFooter.ReadMarker]] (ratified chunks of any writer).
+   * that [[AlpFooter.mayBeAlp]] (ratified chunks of any writer).
    */
   def mayHaveAlp(footer: ParquetMetadata): Boolean =
     footer.getFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey) ||
-      footer.getBlocks.asScala.exists(_.getColumns.asScala.exists(AlpFooter.isMaskedAlp))
+      footer.getBlocks.asScala.exists(_.getColumns.asScala.exists(AlpFooter.mayBeAlp))
 
   private def refKey(r: AlpChunkRef): (String, Long) = (r.path.mkString("."), r.startingPos)
 

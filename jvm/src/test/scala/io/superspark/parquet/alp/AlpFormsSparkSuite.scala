@@ -93,11 +93,11 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
    * (file, its footer, the extension payload): read through superspark, the rows are those of
    * the file without ALP, and each file's damaged chunk was read from its ordinary chunk.
    */
-  private def fallsBackWhenDamaged(name: String)(damage: (Path, io.superspark.parquet.footer.FooterBytes,
+  private def fallsBackWhenDamaged(name: String, source: => String = privateForm)(damage: (Path, io.superspark.parquet.footer.FooterBytes,
       Array[Byte]) => Unit): Unit = {
     val copy = dir.resolve(name)
     Files.createDirectories(copy)
-    parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
+    parquetFiles(source).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
     parquetFiles(copy.toString).foreach { f =>
       val footer = FooterFiles.readFooter(f)
       damage(f, footer, AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).head)
@@ -126,13 +126,15 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     // the first ALP chunk of every file: byte 3 of its first page's body (the definition-level
     // length of a nullable column, ALP's num_elements of a required one) made wrong, then the
     // extension's crc32 made to match, so the page fails only when decoded
-    fallsBackWhenDamaged("private-bad-page") { (f, footer, payload) =>
+    val uncompressed = write(data, dir.resolve("private-uncompressed").toString, "alpColumns" -> "price,temp,reading",
+      "compression" -> "none")
+    fallsBackWhenDamaged("private-bad-page", uncompressed) { (f, footer, payload) =>
       val e = AlpExtension.parse(payload, footer.footerOffset)
-      assert(e.codec.contains(0), "decimal-like ALP pages are written UNCOMPRESSED")
+      assert(e.codec.contains(0))
       val bytes = Files.readAllBytes(f)
-      val in = new java.io.ByteArrayInputStream(bytes, e.offset.toInt, e.size.toInt)
-      org.apache.parquet.format.Util.readPageHeader(in)
-      val body = e.offset.toInt + e.size.toInt - in.available()
+      val header = new io.superspark.parquet.footer.ThriftWalker(bytes, e.offset.toInt, e.size.toInt)
+      header.fields((_, _) => false) // skips the page header
+      val body = e.offset.toInt + header.pos
       bytes(body + 3) = 0x7f
       val crc = new java.util.zip.CRC32()
       crc.update(bytes, e.offset.toInt, e.size.toInt)
