@@ -30,8 +30,12 @@ trait PageCompression {
   def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte]
 }
 
-/** An encoded ALP column chunk: its bytes (page headers and compressed bodies) and counts. */
-final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long)
+/**
+ * An encoded ALP column chunk: its bytes (page headers and page bodies) and counts;
+ * `compressed`: whether the bodies went through the caller's codec (else they are UNCOMPRESSED).
+ */
+final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long,
+    compressed: Boolean = true)
 
 /**
  * One ALP column chunk, the layout shared by the private and the ratified form
@@ -65,8 +69,19 @@ object AlpChunk {
 
   // ---------------------------------------------------------------- writing
 
+  /**
+   * A chunk's ALP pages go through the column's codec only when it saves at least
+   * 1/`MinCodecSaving` of their bytes (an eighth): ALP pages are dense already, and a codec
+   * that shaves off a few percent costs a decompression of every page on every scan.
+   */
+  final val MinCodecSaving = 8
+
+  /**
+   * The values as ALP pages: UNCOMPRESSED (`compressed` = false) unless `compression` saves
+   * [[MinCodecSaving]] of the page bodies' bytes.
+   */
   def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
-    encodePages(v, compression, pageRows, AlpEncoding, alpBody)
+    encodePages(v, compression, pageRows, AlpEncoding, alpBody, rawOrCodec = true)
 
   /**
    * The same values as ordinary PLAIN V1 data pages (what `alp-decode` writes): the layout
@@ -76,24 +91,29 @@ object AlpChunk {
     encodePages(v, compression, pageRows, PlainEncoding, (v, from, n) => withLevels(v, from, n, plainValues(v, from, n)))
 
   private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int, encoding: Int,
-      body: (AlpValues, Int, Int) => Array[Byte]): AlpChunkBytes = {
+      body: (AlpValues, Int, Int) => Array[Byte], rawOrCodec: Boolean = false): AlpChunkBytes = {
     require(pageRows > 0, "pageRows must be positive")
-    val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
-    var pages = 0
-    var uncompressed = 0L
+    val pages = scala.collection.mutable.ArrayBuffer.empty[(Int, Array[Byte], Array[Byte])] // rows, body, compressed
     var from = 0
     while (from < v.rows) {
       val n = math.min(pageRows, v.rows - from)
       val b = body(v, from, n)
-      val compressed = compression.compress(b)
-      val header = pageHeader(n, b.length, compressed.length, encoding)
-      out.write(header)
-      out.write(compressed)
-      uncompressed += header.length + b.length
-      pages += 1
+      pages += ((n, b, if (compression eq Uncompressed) b else compression.compress(b)))
       from += n
     }
-    AlpChunkBytes(out.toByteArray, pages, v.rows, uncompressed)
+    val (packed, raw) = (pages.map(_._3.length.toLong).sum, pages.map(_._2.length.toLong).sum)
+    val compressed = (compression ne Uncompressed) &&
+      !(rawOrCodec && packed > raw - raw / MinCodecSaving)
+    val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
+    var uncompressed = 0L
+    pages.foreach { case (n, b, c) =>
+      val stored = if (compressed) c else b
+      val header = pageHeader(n, b.length, stored.length, encoding)
+      out.write(header)
+      out.write(stored)
+      uncompressed += header.length + b.length
+    }
+    AlpChunkBytes(out.toByteArray, pages.size, v.rows, uncompressed, compressed)
   }
 
   private def plainValues(v: AlpValues, from: Int, n: Int): Array[Byte] = {
@@ -180,32 +200,70 @@ object AlpChunk {
    * the caller expects (-1: any). Returns the number of pages.
    */
   def decode(buf: Array[Byte], off: Int, len: Int, out: AlpValues, compression: PageCompression, pages: Int = -1): Int = {
+    val cursor = new PageCursor(buf, off, len, out.t, out.isOptional, out.rows, compression, pages)
+    while (cursor.rowsLeft > 0) {
+      val at = cursor.rowsDone
+      cursor.nextRows()
+      cursor.decodeInto(out, at)
+    }
+    if (out.rows == 0) cursor.checkEnd()
+    cursor.pagesDone
+  }
+
+  /**
+   * The pages of the chunk `buf[off, off + len)` of `rows` rows, one at a time: [[nextRows]]
+   * reads and checks the next page's header, [[decodeInto]] decodes that page into a caller's
+   * buffer (a page's rows at most, so a scan holds one decoded page, not a row group). After
+   * the last page the chunk's end and page count (`pages`, -1: any) are checked.
+   */
+  final class PageCursor(buf: Array[Byte], off: Int, len: Int, t: AlpType, optional: Boolean, rows: Int,
+      compression: PageCompression, pages: Int = -1) {
     require(off >= 0 && len >= 0 && off.toLong + len <= buf.length, "chunk outside the buffer")
-    val end = off + len
-    var pos = off
-    var done = 0
-    var page = 0
-    while (done < out.rows) {
+    require(rows >= 0, s"negative row count $rows")
+    private val end = off + len
+    private var pos = off
+    private var done = 0
+    private var page = 0
+    private var header: Header = _
+
+    def rowsDone: Int = done
+    def rowsLeft: Int = rows - done
+    def pagesDone: Int = page
+
+    /** Reads and checks the next page's header; returns the page's row count (nulls included). */
+    def nextRows(): Int = {
+      require(header == null, "the page whose header was read is not decoded yet")
       val at = (pos - off).toLong
-      if (pos >= end) fail(CountMismatch(at, "rows in the chunk", done, out.rows))
+      if (done >= rows) throw new IllegalStateException("no rows left in the chunk")
+      if (pos >= end) fail(CountMismatch(at, "rows in the chunk", done, rows))
       val h = readHeader(buf, pos, end - pos, at)
       if (h.pageType != DataPage) fail(UnexpectedPage(at, s"page type ${h.pageType}, expected DATA_PAGE (0)"))
       if (h.encoding != AlpEncoding) fail(UnexpectedPage(at, s"page encoding ${h.encoding}, expected ALP (10)"))
-      if (h.numValues <= 0 || h.numValues > out.rows - done) {
-        fail(CountMismatch(at, "num_values", h.numValues, out.rows - done))
-      }
-      val n = h.numValues.toInt
-      if (out.isOptional && h.defEncoding != RleEncoding) {
+      if (h.numValues <= 0 || h.numValues > rows - done) fail(CountMismatch(at, "num_values", h.numValues, rows - done))
+      if (optional && h.defEncoding != RleEncoding) {
         fail(UnexpectedPage(at, s"definition_level_encoding ${h.defEncoding}, expected RLE (3)"))
       }
       val bodyAt = pos + h.size
-      if (h.compressed < 0 || h.compressed > end - bodyAt) {
-        fail(Truncated(bodyAt - off, h.compressed, end - bodyAt))
-      }
-      val maxBody = maxBodyBytes(n, out.t)
+      if (h.compressed < 0 || h.compressed > end - bodyAt) fail(Truncated(bodyAt - off, h.compressed, end - bodyAt))
+      val maxBody = maxBodyBytes(h.numValues.toInt, t)
       if (h.uncompressed < 0 || h.uncompressed > maxBody) {
         fail(BadPageSize(at, "uncompressed_page_size", h.uncompressed, maxBody))
       }
+      header = h
+      h.numValues.toInt
+    }
+
+    /**
+     * Decodes the page [[nextRows]] read into `out` from row `at` (nulls into `out.nulls`);
+     * returns the page's non-null count.
+     */
+    def decodeInto(out: AlpValues, at: Int): Int = {
+      val h = header
+      require(h != null, "nextRows() first")
+      require(out.t == t && out.isOptional == optional, "buffer of another column shape")
+      val n = h.numValues.toInt
+      require(at >= 0 && at.toLong + n <= out.rows, s"page of $n rows does not fit a buffer of ${out.rows} at $at")
+      val bodyAt = pos + h.size
       val body = try compression.decompress(buf, bodyAt, h.compressed.toInt, h.uncompressed.toInt) catch {
         case e: java.io.IOException => fail(Decompression(bodyAt - off, String.valueOf(e.getMessage)))
         case e: RuntimeException =>
@@ -214,21 +272,28 @@ object AlpChunk {
       if (body.length != h.uncompressed) {
         fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
       }
-      decodeBody(body, n, out, done, page, bodyAt - off)
+      val present = decodeBody(body, n, out, at, page, bodyAt - off)
+      header = null
       done += n
       page += 1
       pos = bodyAt + h.compressed.toInt
+      if (done == rows) checkEnd()
+      present
     }
-    if (pos != end) fail(TrailingBytes(pos - off, end - pos))
-    if (pages >= 0 && page != pages) fail(CountMismatch(0, "page count", page, pages))
-    page
+
+    /** After the last page: no bytes left, the expected page count. */
+    private[AlpChunk] def checkEnd(): Unit = {
+      if (pos != end) fail(TrailingBytes(pos - off, end - pos))
+      if (pages >= 0 && page != pages) fail(CountMismatch(0, "page count", page, pages))
+    }
   }
 
   /** Largest page body this writer could produce for `n` rows (bounds allocation). */
   private def maxBodyBytes(n: Int, t: AlpType): Long =
     4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
 
-  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Unit = {
+  /** Decodes one page body into `out` from row `at`; returns its non-null count. */
+  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Int = {
     var alpAt = 0
     var present = n
     if (out.isOptional) {
@@ -260,6 +325,7 @@ object AlpChunk {
     } catch {
       case e: AlpDecodeException => fail(BadAlpBody(bodyOffset + alpAt, page, e.reason))
     }
+    present
   }
 
   /** Reads `n` definition levels (bit width 1) into `nulls[at...]`; returns the non-null count. */

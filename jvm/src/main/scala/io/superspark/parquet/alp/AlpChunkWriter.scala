@@ -60,10 +60,11 @@ object AlpStats {
 }
 
 /** One ALP chunk written into a file: where, its encoded form, checksum and statistics. */
+/** `codec`: Parquet's `CompressionCodec` value of the chunk's pages (0, UNCOMPRESSED, when they are not compressed). */
 final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Long, chunk: AlpChunkBytes, crc32: Int,
-    stats: AlpStats) {
+    stats: AlpStats, codec: Int) {
   def extension: AlpExtension =
-    AlpExtension(spec.physicalType, offset, chunk.bytes.length, chunk.pages, chunk.rows, crc32)
+    AlpExtension(spec.physicalType, offset, chunk.bytes.length, chunk.pages, chunk.rows, crc32, Some(codec))
 }
 
 /**
@@ -71,7 +72,8 @@ final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Lon
  * caller's stream is at (the start of the row group), and patches the finished Thrift footer
  * for the form: the private form's field-32767 extensions ([[AlpFooter.withExtensions]]) or
  * the ratified form's column chunks ([[AlpRatifiedFooter]]). `codec`: Parquet's
- * `CompressionCodec` value of the file's column chunks; `compression` compresses with it.
+ * `CompressionCodec` value of the file's column chunks; `compression` compresses with it (a
+ * chunk whose pages it does not shrink by an eighth is written UNCOMPRESSED, [[AlpChunk.encode]]).
  */
 final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
     pageRows: Int = AlpChunk.DefaultPageRows) {
@@ -89,7 +91,8 @@ final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, cod
       crc.update(chunk.bytes)
       val at = position
       write(chunk.bytes)
-      chunks += AlpWrittenChunk(rowGroups, spec, at, chunk, crc.getValue.toInt, AlpStats.of(v))
+      chunks += AlpWrittenChunk(rowGroups, spec, at, chunk, crc.getValue.toInt, AlpStats.of(v),
+        if (chunk.compressed) codec else AlpChunkWriter.Uncompressed)
     }
     rowGroups += 1
   }
@@ -98,6 +101,11 @@ final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, cod
   def patchFooter(thrift: Array[Byte]): Array[Byte] = form match {
     case AlpForm.Private =>
       AlpFooter.withExtensions(thrift, chunks.map(c => (c.rowGroup, c.spec.leaf) -> c.extension.toBytes).toMap)
-    case AlpForm.Ratified => AlpRatifiedFooter.insert(thrift, specs, chunks.toSeq, codec)
+    case AlpForm.Ratified => AlpRatifiedFooter.insert(thrift, specs, chunks.toSeq)
   }
+}
+
+object AlpChunkWriter {
+  /** Parquet's `CompressionCodec` UNCOMPRESSED. */
+  val Uncompressed = 0
 }

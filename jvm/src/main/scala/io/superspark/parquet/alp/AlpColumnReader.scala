@@ -43,7 +43,8 @@ object AlpChunkLocation {
           } else if (ref.numValues >= 0 && e.values != ref.numValues) {
             Left(BadExtension(22, s"extension holds ${e.values} values, the column chunk ${ref.numValues}"))
           } else {
-            Right(Some(AlpChunkLocation(e.alpType, e.offset, e.size, e.pages, e.values, Some(e.crc32), ref.codec,
+            Right(Some(AlpChunkLocation(e.alpType, e.offset, e.size, e.pages, e.values, Some(e.crc32),
+              e.codec.getOrElse(ref.codec),
               ratified = false)))
           }
         } catch { case x: AlpChunkException => Left(x.reason) }
@@ -62,17 +63,35 @@ object AlpColumnReader {
 
   def read(readAt: (Long, Int) => Array[Byte], loc: AlpChunkLocation, optional: Boolean, conf: Configuration,
       where: String): AlpValues = {
-    val codec = ParquetPageCompression.codecName(loc.codec).getOrElse(
-      throw new AlpChunkException(BadExtension(0, s"unknown compression codec ${loc.codec}"), where))
-    val bytes = readAt(loc.offset, loc.size.toInt)
-    val compression = new ParquetPageCompression(codec, conf)
-    try decode(bytes, loc, optional, compression)
-    catch { case e: AlpChunkException => throw e.at(s"$where (ALP chunk at byte ${loc.offset})") }
-    finally compression.close()
+    val compression = pageCompression(loc, where, conf)
+    try {
+      val bytes = readChecked(readAt, loc, where)
+      try decodeChecked(bytes, loc, optional, compression)
+      catch { case e: AlpChunkException => throw e.at(s"$where (ALP chunk at byte ${loc.offset})") }
+    } finally compression.close()
   }
 
-  /** Checks and decodes the chunk's bytes. */
-  def decode(bytes: Array[Byte], loc: AlpChunkLocation, optional: Boolean, compression: PageCompression): AlpValues = {
+  /** parquet-java's codec for the chunk's pages; the caller closes it. */
+  def pageCompression(loc: AlpChunkLocation, where: String, conf: Configuration = new Configuration(false))
+      : ParquetPageCompression = {
+    val codec = ParquetPageCompression.codecName(loc.codec).getOrElse(
+      throw new AlpChunkException(BadExtension(0, s"unknown compression codec ${loc.codec}"), where))
+    new ParquetPageCompression(codec, conf)
+  }
+
+  /** The chunk's bytes read with `readAt` and checked ([[check]]); errors name `where` and the chunk offset. */
+  def readChecked(readAt: (Long, Int) => Array[Byte], loc: AlpChunkLocation, where: String): Array[Byte] = {
+    val bytes = readAt(loc.offset, loc.size.toInt)
+    try check(bytes, loc)
+    catch { case e: AlpChunkException => throw e.at(s"$where (ALP chunk at byte ${loc.offset})") }
+    bytes
+  }
+
+  /**
+   * Checks the chunk's bytes before any page is decoded: the crc32 (private form), and the
+   * value count against the bytes (bounds every allocation made from it).
+   */
+  def check(bytes: Array[Byte], loc: AlpChunkLocation): Unit = {
     loc.crc32.foreach { expected =>
       val c = new CRC32()
       c.update(bytes)
@@ -83,6 +102,16 @@ object AlpColumnReader {
       throw new AlpChunkException(AlpChunkErrorReason.CountMismatch(0, "value count", loc.values,
         bytes.length.toLong * MaxRowsPerByte))
     }
+  }
+
+  /** Checks and decodes the chunk's bytes. */
+  def decode(bytes: Array[Byte], loc: AlpChunkLocation, optional: Boolean, compression: PageCompression): AlpValues = {
+    check(bytes, loc)
+    decodeChecked(bytes, loc, optional, compression)
+  }
+
+  private def decodeChecked(bytes: Array[Byte], loc: AlpChunkLocation, optional: Boolean,
+      compression: PageCompression): AlpValues = {
     val out = AlpValues.allocate(loc.t, loc.values.toInt, optional)
     AlpChunk.decode(bytes, 0, bytes.length, out, compression, loc.pages)
     out

@@ -1,6 +1,7 @@
 package io.superspark.parquet.alp
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
 import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
 
@@ -33,6 +34,33 @@ object AlpFooter {
    * for ALP data in the footer's column metadata (which parquet-java's footer objects drop).
    */
   val HintKey = "superspark.alp"
+
+  /**
+   * The encoding that stands for ALP (10) in the `encodings` of the footers superspark reads
+   * with parquet-java when its converter fails on them (FooterReader): DELTA_LENGTH_BYTE_ARRAY
+   * (6), an encoding of BYTE_ARRAY columns only, never of a FLOAT/DOUBLE chunk ([[mayBeAlp]]).
+   */
+  val ReadMarker = 6
+
+  private val valueEncodings = {
+    import org.apache.parquet.column.Encoding._
+    Set(PLAIN, PLAIN_DICTIONARY, RLE_DICTIONARY, BYTE_STREAM_SPLIT, DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY)
+  }
+
+  /**
+   * Whether a chunk of parquet-java's footer objects may be an ALP chunk (ratified form, any
+   * writer): a FLOAT/DOUBLE chunk that lists [[ReadMarker]], or no value encoding at all
+   * (parquet-java's converter drops the encodings it does not know, such as ALP = 10, and a
+   * FLOAT/DOUBLE chunk always has a value encoding). The scan then checks the footer bytes.
+   */
+  def mayBeAlp(c: org.apache.parquet.hadoop.metadata.ColumnChunkMetaData): Boolean = {
+    import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.{DOUBLE, FLOAT}
+    val t = c.getPrimitiveType.getPrimitiveTypeName
+    (t == DOUBLE || t == FLOAT) && {
+      val e = c.getEncodings
+      e.contains(org.apache.parquet.column.Encoding.DELTA_LENGTH_BYTE_ARRAY) || !e.asScala.exists(valueEncodings)
+    }
+  }
 
   import ThriftWalker.{Binary, I32, I64, List}
 
@@ -91,19 +119,20 @@ object AlpFooter {
 
   // ---- the same extensions in the FlatBuffer footer's v1 extension slot ----
 
-  private val SlotEntry = 8 + AlpExtension.Size
-
   /**
    * The FlatBuffer footer's copy of the private form's column extensions (docs/alp.md): one
    * entry of its extension slot named by [[AlpExtension.Uuid]], holding
-   * `[count u32][count x (row group u32, column u32, 50-byte extension payload)]`, little-endian;
-   * None when the footer has no extension of ours. Final-form (PAR3) files keep it there only.
+   * `[count u32][count x (row group u32, column u32, extension payload)]`, little-endian, every
+   * payload of one size (51 bytes; 50 in files of layout version 1); None when the footer has
+   * no extension of ours. Final-form (PAR3) files keep it there only.
    */
   def slotData(thrift: Array[Byte]): Option[Array[Byte]] = {
     val ours = scan(thrift).flatMap(r => r.ourExtension.map(p => (r.rowGroup, r.column, p)))
     if (ours.isEmpty) None
     else {
-      val b = java.nio.ByteBuffer.allocate(4 + ours.size * SlotEntry).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+      val size = ours.head._3.length
+      require(ours.forall(_._3.length == size), "extension payloads of different sizes")
+      val b = java.nio.ByteBuffer.allocate(4 + ours.size * (8 + size)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
       b.putInt(ours.size)
       ours.foreach { case (rg, col, p) => b.putInt(rg).putInt(col).put(p) }
       Some(b.array())
@@ -113,14 +142,15 @@ object AlpFooter {
   /** The entries of [[slotData]]: (row group, column) -> payload; an error when the sizes disagree. */
   def parseSlot(data: Array[Byte]): Map[(Int, Int), Array[Byte]] = {
     val b = java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-    if (data.length < 4) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes"))
+    def bad(why: String) = throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, why))
+    if (data.length < 4) bad(s"slot of ${data.length} bytes")
     val n = b.getInt()
-    if (n < 0 || 4L + n.toLong * SlotEntry != data.length) {
-      throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0, s"slot of ${data.length} bytes for $n entries"))
-    }
+    val sizes = Seq(AlpExtension.Size, AlpExtension.SizeV1)
+    val size = if (n < 0) None else if (n == 0) Some(0) else sizes.find(s => 4L + n.toLong * (8 + s) == data.length)
+    if (size.isEmpty || (n == 0 && data.length != 4)) bad(s"slot of ${data.length} bytes for $n entries")
     (0 until n).map { _ =>
       val key = (b.getInt(), b.getInt())
-      val p = new Array[Byte](AlpExtension.Size)
+      val p = new Array[Byte](size.get)
       b.get(p)
       key -> p
     }.toMap

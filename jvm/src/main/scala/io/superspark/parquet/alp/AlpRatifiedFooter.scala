@@ -16,7 +16,7 @@ import org.apache.parquet.format.{ColumnChunk, ColumnMetaData, ColumnOrder, Comp
  */
 object AlpRatifiedFooter {
 
-  def insert(thrift: Array[Byte], specs: Seq[AlpColumnSpec], chunks: Seq[AlpWrittenChunk], codec: Int): Array[Byte] = {
+  def insert(thrift: Array[Byte], specs: Seq[AlpColumnSpec], chunks: Seq[AlpWrittenChunk]): Array[Byte] = {
     val md = Util.readFileMetaData(new ByteArrayInputStream(thrift))
     val ordered = specs.sortBy(_.leaf)
     md.setSchema(withColumns(md.getSchema.asScala.toSeq, ordered).asJava)
@@ -25,7 +25,7 @@ object AlpRatifiedFooter {
       val mine = byRowGroup.getOrElse(i, Nil).sortBy(_.spec.leaf)
       require(mine.size == specs.size, s"row group $i has ${mine.size} of ${specs.size} ALP chunks")
       val cols = new java.util.ArrayList[ColumnChunk](rg.getColumns)
-      mine.foreach(c => cols.add(c.spec.leaf, columnChunk(c, codec)))
+      mine.foreach(c => cols.add(c.spec.leaf, columnChunk(c)))
       rg.setColumns(cols)
       val compressed = mine.map(_.chunk.bytes.length.toLong).sum
       rg.setTotal_byte_size(rg.getTotal_byte_size + mine.map(_.chunk.uncompressedSize).sum)
@@ -82,11 +82,11 @@ object AlpRatifiedFooter {
     e
   }
 
-  private def columnChunk(c: AlpWrittenChunk, codec: Int): ColumnChunk = {
+  private def columnChunk(c: AlpWrittenChunk): ColumnChunk = {
     // PLAIN stands for ALP until markAlpEncodings; RLE: the definition levels of optional columns.
     val encodings = (if (c.spec.optional) Seq(Encoding.RLE) else Nil) :+ Encoding.PLAIN
     val md = new ColumnMetaData(if (c.spec.t == AlpType.Float) Type.FLOAT else Type.DOUBLE, encodings.asJava,
-      Seq(c.spec.name).asJava, CompressionCodec.findByValue(codec), c.chunk.rows.toLong, c.chunk.uncompressedSize,
+      Seq(c.spec.name).asJava, CompressionCodec.findByValue(c.codec), c.chunk.rows.toLong, c.chunk.uncompressedSize,
       c.chunk.bytes.length.toLong, c.offset)
     val st = new Statistics()
     st.setNull_count(c.stats.nullCount)

@@ -143,11 +143,13 @@ object FooterReader {
     val md = try {
       try readWith(footer.footer) catch {
         // An encoding (ALP = 10, docs/alp.md) or a logical type newer than parquet-java makes
-        // its converter fail: the ALP entries of `encodings` are read as PLAIN (the pages still
-        // say ALP, so no reader decodes them as PLAIN), a column of an unknown logical type as
-        // its physical type, as pyarrow does.
+        // its converter fail: the ALP entries of `encodings` are read as the marker
+        // AlpFooter.ReadMarker (which records the ALP chunks for the scan; the pages still say
+        // ALP, so no reader decodes them as another encoding), a column of an unknown logical
+        // type as its physical type, as pyarrow does.
         case e: NullPointerException =>
-          val bytes = io.superspark.parquet.alp.AlpFooter.maskAlpEncodings(footer.footer).getOrElse(footer.footer)
+          val bytes = io.superspark.parquet.alp.AlpFooter.maskAlpEncodings(footer.footer,
+            io.superspark.parquet.alp.AlpFooter.ReadMarker).getOrElse(footer.footer)
           try readWith(bytes) catch {
             case _: NullPointerException => withoutUnknownLogicalTypes(bytes).map(readWith).getOrElse(throw e)
           }

@@ -13,7 +13,8 @@ import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapCol
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
-import io.superspark.parquet.alp.{AlpChunkException, AlpColumnReader, AlpType, AlpValues, OrdinaryChunkReader}
+import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation, AlpColumnReader, AlpType, AlpValues,
+  OrdinaryChunkReader, ParquetPageCompression}
 
 /**
  * The batches of Spark's vectorized reader (reading `plan.readSchema`, the required columns
@@ -30,16 +31,15 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
 
   private val blocks: Iterator[BlockMetaData] =
     AlpBatchReader.rowGroupsOf(reader).iterator.filter(_.getRowCount > 0)
-  private val vectors: Array[WritableColumnVector] = plan.columns.map { c =>
+  private val stream: SeekableInputStream = file.newStream()
+  private val codecs = scala.collection.mutable.Map.empty[Int, ParquetPageCompression]
+  private val columns: Array[AlpColumnFill] = plan.columns.map { c =>
     val t = required(c.requiredIndex).dataType
-    if (offHeap) new OffHeapColumnVector(capacity, t) else new OnHeapColumnVector(capacity, t)
+    new AlpColumnFill(c, if (offHeap) new OffHeapColumnVector(capacity, t) else new OnHeapColumnVector(capacity, t))
   }.toArray
   private val alpAt: Map[Int, Int] = plan.columns.map(_.requiredIndex).zipWithIndex.toMap
-  private var values: Array[AlpValues] = Array.empty
-  private var rgPos = 0
   private var rgLeft = 0L
   private var rows: Iterator[InternalRow] = Iterator.empty
-  private val stream: SeekableInputStream = file.newStream()
   private var pending = false
   private var finished = false
 
@@ -66,61 +66,126 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
     pending = false
     val batch = reader.getCurrentValue.asInstanceOf[ColumnarBatch]
     val n = batch.numRows()
-    if (n > 0 && rgLeft == 0) loadRowGroup()
-    if (n > rgLeft) throw new IllegalStateException(s"$path: a batch of $n rows, $rgLeft left in the row group")
-    var k = 0
-    while (k < vectors.length) {
-      val v = vectors(k)
-      val a = values(k)
-      v.reset()
-      if (a.t == AlpType.Double) v.putDoubles(0, n, a.doubles, rgPos) else v.putFloats(0, n, a.floats, rgPos)
-      if (a.nulls != null) { var i = 0; while (i < n) { if (a.nulls(rgPos + i)) v.putNull(i); i += 1 } }
-      k += 1
+    if (n > 0 && rgLeft == 0) {
+      if (!blocks.hasNext) throw new IllegalStateException(s"$path: the reader returned rows past its row groups")
+      val block = blocks.next()
+      columns.foreach(_.startRowGroup(block))
+      rgLeft = block.getRowCount
     }
-    rgPos += n
+    if (n > rgLeft) throw new IllegalStateException(s"$path: a batch of $n rows, $rgLeft left in the row group")
+    columns.foreach(_.fill(n))
     rgLeft -= n
     var read = 0
-    val columns = Array.tabulate[ColumnVector](required.length + partitionColumns) { i =>
+    val out = new ColumnarBatch(Array.tabulate[ColumnVector](required.length + partitionColumns) { i =>
       alpAt.get(i) match {
-        case Some(k) => vectors(k)
+        case Some(k) => columns(k).vector
         case None => val c = batch.column(read); read += 1; c
       }
-    }
-    val out = new ColumnarBatch(columns, n)
+    }, n)
     if (!returningBatch) rows = out.rowIterator().asScala
     out
   }
 
-  private def loadRowGroup(): Unit = {
-    if (!blocks.hasNext) throw new IllegalStateException(s"$path: the reader returned rows past its row groups")
-    val block = blocks.next()
-    val key = AlpReadPlan.blockKey(block)
-    values = plan.columns.map { c =>
-      val loc = c.chunks.getOrElse(key, throw new IllegalStateException(
-        s"$path: row group at byte ${key._2} has no planned ALP data for ${c.name}"))
-      var decoded = true
-      val v = try AlpColumnReader.read({ (off, len) =>
-        val b = new Array[Byte](len); stream.seek(off); stream.readFully(b); b
-      }, loc, c.optional, conf, s"$path, column ${c.name}") catch {
-        // the private form keeps the ordinary chunk: read it instead
-        case e: AlpChunkException if !loc.ratified =>
-          AlpBatchReader.logWarning(s"${e.getMessage}; reading the ordinary chunk")
-          metrics.alpFallbacks.add(1)
-          decoded = false
-          OrdinaryChunkReader.read(file, AlpReadPlan.blockKey(_) == key, c.name, loc.t, c.optional)
+  /**
+   * One ALP column of the scan: the current row group's checked chunk bytes, decoded one page
+   * at a time into a page buffer (reused; a page's rows at most) from which each batch's rows
+   * are put into `vector`. A private-form chunk that fails (crc32 at the row group's start, a
+   * page mid-way) is replaced by the row group's ordinary chunk from the row it reached.
+   */
+  private final class AlpColumnFill(c: AlpReadColumn, val vector: WritableColumnVector) {
+    private var loc: AlpChunkLocation = _
+    private var blockKey: (String, Long) = _
+    private var cursor: AlpChunk.PageCursor = _
+    private var buffer: AlpValues = _ // capacity for the largest page so far
+    private var page: AlpValues = _   // the rows of the current page (or the ordinary chunk's)
+    private var pagePos = 0
+    private var pageHasNulls = false
+    private var rgPos = 0
+    private def where = s"$path, column ${c.name}"
+
+    def startRowGroup(block: BlockMetaData): Unit = {
+      blockKey = AlpReadPlan.blockKey(block)
+      loc = c.chunks.getOrElse(blockKey, throw new IllegalStateException(
+        s"$path: row group at byte ${blockKey._2} has no planned ALP data for ${c.name}"))
+      if (loc.values != block.getRowCount) throw new IllegalStateException(
+        s"$where: ALP chunk of ${loc.values} rows for a row group of ${block.getRowCount}")
+      page = null
+      pagePos = 0
+      rgPos = 0
+      cursor = null
+      guarded {
+        val bytes = AlpColumnReader.readChecked({ (off, len) =>
+          val b = new Array[Byte](len); stream.seek(off); stream.readFully(b); b
+        }, loc, where)
+        val compression = codecs.getOrElseUpdate(loc.codec, AlpColumnReader.pageCompression(loc, where, conf))
+        cursor = new AlpChunk.PageCursor(bytes, 0, bytes.length, loc.t, c.optional, loc.values.toInt, compression,
+          loc.pages)
       }
-      if (v.rows != block.getRowCount) throw new IllegalStateException(
-        s"$path, column ${c.name}: ALP chunk of ${v.rows} rows for a row group of ${block.getRowCount}")
-      if (decoded) metrics.alpChunks.add(1)
-      v
-    }.toArray
-    rgPos = 0
-    rgLeft = block.getRowCount
+    }
+
+    /** Puts the next `n` rows of the row group into the vector, from row 0. */
+    def fill(n: Int): Unit = {
+      vector.reset()
+      var filled = 0
+      while (filled < n) {
+        if (page == null || pagePos == page.rows) guarded(nextPage())
+        val m = math.min(n - filled, page.rows - pagePos)
+        if (page.t == AlpType.Double) vector.putDoubles(filled, m, page.doubles, pagePos)
+        else vector.putFloats(filled, m, page.floats, pagePos)
+        val nulls = page.nulls
+        if (pageHasNulls) {
+          var i = 0
+          while (i < m) {
+            if (nulls(pagePos + i)) {
+              var j = i + 1
+              while (j < m && nulls(pagePos + j)) j += 1
+              vector.putNulls(filled + i, j - i)
+              i = j
+            } else i += 1
+          }
+        }
+        pagePos += m
+        filled += m
+        rgPos += m
+      }
+    }
+
+    private def nextPage(): Unit = {
+      val rowsAt = cursor.rowsDone
+      val n = cursor.nextRows()
+      if (buffer == null || buffer.rows < n) buffer = AlpValues.allocate(loc.t, n, c.optional)
+      val view = new AlpValues(loc.t, n, buffer.doubles, buffer.floats, buffer.nulls)
+      pageHasNulls = cursor.decodeInto(view, 0) < n
+      if (rowsAt != rgPos) throw new IllegalStateException(s"$where: page at row $rowsAt, the scan is at $rgPos")
+      page = view
+      pagePos = 0
+      if (cursor.rowsLeft == 0) metrics.alpChunks.add(1)
+    }
+
+    /** Runs a step on the ALP chunk; a private-form failure switches to the ordinary chunk. */
+    private def guarded(step: => Unit): Unit =
+      try step catch {
+        case e: AlpChunkException if loc.ratified => throw e.at(s"$where (ALP chunk at byte ${loc.offset})")
+        // the private form keeps the ordinary chunk: read it instead, from the row reached
+        case e: AlpChunkException =>
+          AlpBatchReader.logWarning(s"${e.at(s"$where (ALP chunk at byte ${loc.offset})").getMessage}; " +
+            "reading the ordinary chunk")
+          metrics.alpFallbacks.add(1)
+          cursor = null
+          val key = blockKey
+          page = OrdinaryChunkReader.read(file, AlpReadPlan.blockKey(_) == key, c.name, loc.t, c.optional)
+          if (page.rows != loc.values) throw new IllegalStateException(
+            s"$where: ordinary chunk of ${page.rows} rows for a row group of ${loc.values}")
+          pagePos = rgPos
+          pageHasNulls = page.nulls != null
+      }
   }
 
   override def close(): Unit = {
     try reader.close() finally {
-      try stream.close() finally vectors.foreach(_.close())
+      try stream.close() finally {
+        try codecs.values.foreach(_.close()) finally columns.foreach(_.vector.close())
+      }
     }
   }
 }

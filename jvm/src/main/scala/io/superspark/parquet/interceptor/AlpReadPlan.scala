@@ -9,7 +9,8 @@ import org.apache.parquet.schema.{MessageType, Type}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
-import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooterRefs}
+import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooter,
+  AlpFooterRefs}
 import io.superspark.parquet.footer.FooterBytes
 
 /**
@@ -36,6 +37,15 @@ object AlpReadPlan extends Logging {
     val c = b.getColumns.get(0)
     (c.getPath.toDotString, c.getStartingPos)
   }
+
+  /**
+   * Whether a file may have ALP data, from parquet-java's footer objects alone: superspark's
+   * `superspark.alp` key (its private form's extensions are invisible there), or a chunk
+   * that [[AlpFooter.mayBeAlp]] (ratified chunks of any writer).
+   */
+  def mayHaveAlp(footer: ParquetMetadata): Boolean =
+    footer.getFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey) ||
+      footer.getBlocks.asScala.exists(_.getColumns.asScala.exists(AlpFooter.mayBeAlp))
 
   private def refKey(r: AlpChunkRef): (String, Long) = (r.path.mkString("."), r.startingPos)
 

@@ -48,7 +48,8 @@ class AlpChunkSuite extends AnyFunSuite {
   private def roundTrip(v: AlpValues, c: PageCompression, pageRows: Int = AlpChunk.DefaultPageRows): AlpChunkBytes = {
     val chunk = AlpChunk.encode(v, c, pageRows)
     val out = AlpValues.allocate(v.t, v.rows, v.isOptional)
-    assert(AlpChunk.decode(chunk.bytes, 0, chunk.bytes.length, out, c, chunk.pages) == chunk.pages)
+    val pagesCodec = if (chunk.compressed) c else AlpChunk.Uncompressed
+    assert(AlpChunk.decode(chunk.bytes, 0, chunk.bytes.length, out, pagesCodec, chunk.pages) == chunk.pages)
     same(v, out)
     chunk
   }
@@ -66,6 +67,31 @@ class AlpChunkSuite extends AnyFunSuite {
         }
       } finally c.close()
     }
+  }
+
+  test("ALP pages are written UNCOMPRESSED unless the codec saves an eighth of their bytes") {
+    val c = new ParquetPageCompression(CompressionCodecName.ZSTD, new Configuration())
+    val snappy = new ParquetPageCompression(CompressionCodecName.SNAPPY, new Configuration())
+    try {
+      // any bit pattern: stored as exceptions, nothing for snappy to gain
+      val bits = new scala.util.Random(3)
+      val noise = new AlpValues(AlpType.Double, 20000, Array.fill(20000)(java.lang.Double.longBitsToDouble(bits.nextLong())),
+        null, null)
+      val raw = roundTrip(noise, snappy)
+      assert(!raw.compressed)
+      assert(raw.bytes.toSeq == AlpChunk.encode(noise, AlpChunk.Uncompressed).bytes.toSeq)
+      // the same 1024 irregular values over and over: identical ALP vectors, which zstd shrinks
+      val rnd = new scala.util.Random(7)
+      val block = Array.fill(1024)(rnd.nextDouble())
+      val repeated = new AlpValues(AlpType.Double, 20480, Array.tabulate(20480)(i => block(i % 1024)), null, null)
+      val chunk = roundTrip(repeated, c)
+      assert(chunk.compressed)
+      assert(chunk.bytes.length < AlpChunk.encode(repeated, AlpChunk.Uncompressed).bytes.length / 2)
+      // pages decoded with the wrong codec fail as a decompression error, not silently
+      val out = AlpValues.allocate(AlpType.Double, 20480, optional = false)
+      val e = intercept[AlpChunkException](AlpChunk.decode(chunk.bytes, 0, chunk.bytes.length, out, AlpChunk.Uncompressed))
+      assert(Set("bad_alp_body", "bad_page_size", "decompression")(e.reason.code), e.reason)
+    } finally { c.close(); snappy.close() }
   }
 
   test("decimal-like doubles take a fraction of PLAIN") {
@@ -130,14 +156,21 @@ class AlpChunkSuite extends AnyFunSuite {
     assert(reason.code == "unexpected_page" && reason.offset == 0 && reason.message.contains("encoding 0"))
   }
 
-  test("extension payload: 50 bytes ending with the UUID, checked against the file") {
+  test("extension payload: 51 bytes (50 in layout version 1) ending with the UUID, checked against the file") {
     val e = AlpExtension(AlpExtension.DoubleType, 4, 1000, 2, 5000, 0x12345678)
     val b = e.toBytes
     assert(b.length == 50 && AlpExtension.isOurs(b))
     assert(AlpExtension.parse(b, 2000) == e)
     assert(intercept[AlpChunkException](AlpExtension.parse(b, 1003)).reason.code == "bad_extension")
-    val v2 = b.clone(); v2(0) = 2
-    assert(intercept[AlpChunkException](AlpExtension.parse(v2, 2000)).reason.message.contains("version 2"))
+    val v3 = b.clone(); v3(0) = 3
+    assert(intercept[AlpChunkException](AlpExtension.parse(v3, 2000)).reason.message.contains("version 3"))
+    val v2 = b.clone(); v2(0) = 2 // a version-2 header on a version-1 payload: its size is wrong
+    assert(intercept[AlpChunkException](AlpExtension.parse(v2, 2000)).reason.message.contains("version 2 has 51"))
+    // version 2 (what superspark writes): the pages' codec before the UUID
+    val withCodec = e.copy(codec = Some(0))
+    val b2 = withCodec.toBytes
+    assert(b2.length == 51 && b2(0) == 2 && b2(34) == 0 && AlpExtension.isOurs(b2))
+    assert(AlpExtension.parse(b2, 2000) == withCodec && AlpExtension.parse(b, 2000).codec.isEmpty)
     assert(intercept[AlpChunkException](AlpExtension.parse(b.drop(1), 2000)).reason.code == "bad_extension")
     assert(!AlpExtension.isOurs(b.dropRight(1) :+ 0.toByte))
   }

@@ -88,15 +88,30 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     }
   }
 
-  test("private form: a damaged extension or ALP chunk falls back to the ordinary chunk") {
-    val copy = dir.resolve("private-damaged")
+  /**
+   * The private-form files copied to `name`, the first ALP chunk of each damaged by `damage`
+   * (file, its footer, the extension payload): read through superspark, the rows are those of
+   * the file without ALP, and each file's damaged chunk was read from its ordinary chunk.
+   */
+  private def fallsBackWhenDamaged(name: String, source: => String = privateForm)(damage: (Path, io.superspark.parquet.footer.FooterBytes,
+      Array[Byte]) => Unit): Unit = {
+    val copy = dir.resolve(name)
     Files.createDirectories(copy)
-    parquetFiles(privateForm).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
-    // flip a byte inside the first ALP chunk of every file: its crc32 no longer matches
+    parquetFiles(source).foreach(f => Files.copy(f, copy.resolve(f.getFileName)))
     parquetFiles(copy.toString).foreach { f =>
       val footer = FooterFiles.readFooter(f)
-      val e = AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).map(
-        AlpExtension.parse(_, footer.footerOffset)).head
+      damage(f, footer, AlpFooter.scan(FooterFiles.thriftFooter(footer)).flatMap(_.ourExtension).head)
+    }
+    val df = spark.read.parquet(copy.toString).select("price", "temp")
+    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
+    val (chunks, fallbacks) = alpMetrics(df)
+    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
+  }
+
+  test("private form: a damaged extension or ALP chunk falls back to the ordinary chunk") {
+    // flip a byte inside the first ALP chunk of every file: its crc32 no longer matches
+    fallsBackWhenDamaged("private-damaged") { (f, footer, payload) =>
+      val e = AlpExtension.parse(payload, footer.footerOffset)
       val ch = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)
       try {
         val b = java.nio.ByteBuffer.allocate(1)
@@ -105,10 +120,30 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
         ch.write(flipped, e.offset + e.size / 2)
       } finally ch.close()
     }
-    val df = spark.read.parquet(copy.toString).select("price", "temp")
-    assert(rows(df) == rows(spark.read.parquet(plain).select("price", "temp")))
-    val (chunks, fallbacks) = alpMetrics(df)
-    assert(fallbacks == parquetFiles(copy.toString).size && chunks > 0)
+  }
+
+  test("private form: an ALP page that does not decode (crc32 intact) falls back to the ordinary chunk") {
+    // the first ALP chunk of every file: byte 3 of its first page's body (the definition-level
+    // length of a nullable column, ALP's num_elements of a required one) made wrong, then the
+    // extension's crc32 made to match, so the page fails only when decoded
+    val uncompressed = write(data, dir.resolve("private-uncompressed").toString, "alpColumns" -> "price,temp,reading",
+      "compression" -> "none")
+    fallsBackWhenDamaged("private-bad-page", uncompressed) { (f, footer, payload) =>
+      val e = AlpExtension.parse(payload, footer.footerOffset)
+      assert(e.codec.contains(0))
+      val bytes = Files.readAllBytes(f)
+      val header = new io.superspark.parquet.footer.ThriftWalker(bytes, e.offset.toInt, e.size.toInt)
+      header.fields((_, _) => false) // skips the page header
+      val body = e.offset.toInt + header.pos
+      bytes(body + 3) = 0x7f
+      val crc = new java.util.zip.CRC32()
+      crc.update(bytes, e.offset.toInt, e.size.toInt)
+      val fixed = e.copy(crc32 = crc.getValue.toInt).toBytes
+      val at = bytes.indexOfSlice(payload.toSeq, footer.footerOffset.toInt)
+      assert(at > 0)
+      System.arraycopy(fixed, 0, bytes, at, fixed.length)
+      Files.write(f, bytes)
+    }
   }
 
   test("ratified form: one chunk per column, ALP = 10 in encodings, read by superspark, not by vanilla Spark") {
@@ -125,6 +160,36 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
       val e = intercept[Exception](spark.read.parquet(ratified).select("price").collect())
       assert(e.getCause.getMessage.contains("Required field 'encoding' was not present"))
     }
+  }
+
+  test("ratified chunks are found from the footer alone: a file without the superspark.alp key") {
+    // what another ALP writer makes: the same file, its footer re-encoded without our key
+    val copy = dir.resolve("ratified-no-hint")
+    Files.createDirectories(copy)
+    parquetFiles(ratified).foreach { f =>
+      val footer = FooterFiles.readFooter(f)
+      val thrift = FooterFiles.thriftFooter(footer)
+      val alp = AlpFooter.scan(thrift).filter(_.isRatified).map(r => (r.rowGroup, r.column)).toSet
+      assert(alp.nonEmpty)
+      val md = org.apache.parquet.format.Util.readFileMetaData(
+        new java.io.ByteArrayInputStream(AlpFooter.maskAlpEncodings(thrift).get))
+      assert(md.getKey_value_metadata.asScala.exists(_.getKey == AlpFooter.HintKey))
+      md.setKey_value_metadata(md.getKey_value_metadata.asScala.filterNot(_.getKey == AlpFooter.HintKey).asJava)
+      val out = new java.io.ByteArrayOutputStream()
+      org.apache.parquet.format.Util.writeFileMetaData(md, out)
+      val rewritten = AlpFooter.markAlpEncodings(out.toByteArray, alp)
+      val bytes = Files.readAllBytes(f)
+      val len = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(rewritten.length).array()
+      Files.write(copy.resolve(f.getFileName),
+        bytes.take(footer.footerOffset.toInt) ++ rewritten ++ len ++ "PAR1".getBytes("US-ASCII"))
+      assert(AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(copy.resolve(f.getFileName))))
+        .filter(_.isRatified).map(r => (r.rowGroup, r.column)).toSet == alp)
+    }
+    for (q <- queries) assert(rows(q(spark.read.parquet(copy.toString))) == rows(q(spark.read.parquet(plain))))
+    val (chunks, _) = alpMetrics(spark.read.parquet(copy.toString).selectExpr("sum(price)", "sum(temp)"))
+    val expected = parquetFiles(copy.toString).map(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f)))
+      .count(r => r.isRatified && Set("price", "temp")(r.path.head))).sum
+    assert(expected > 2 && chunks == expected, s"$chunks ALP chunks decoded, $expected in the files")
   }
 
   test("statistics prune row groups of ALP columns in both forms") {

@@ -29,7 +29,6 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
 import io.superspark.parquet.footer.FooterFiles
-import io.superspark.parquet.alp.AlpFooter
 import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
   OpenedFooter, ParquetLogicalTypes}
 
@@ -166,8 +165,9 @@ object ParquetFooterScan {
         val hadoopAttemptContext = new TaskAttemptContextImpl(broadcastedHadoopConf.value.value, attemptId)
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
 
-        // Ours: the ALP plan of this file, when superspark wrote it with ALP columns.
-        val alpPlan = if (alpRead && footerFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey)) {
+        // Ours: the ALP plan of this file, when superspark wrote it with ALP columns or its
+        // footer lists ALP chunks (ratified form, any writer).
+        val alpPlan = if (alpRead && AlpReadPlan.mayHaveAlp(opened.footer)) {
           AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile), opened.footer,
             opened.fileSchema, requiredSchema, isCaseSensitive)
         } else None
