@@ -87,7 +87,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
     if (wrapped) {
       if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = true }
       else {
-        val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions)
+        val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions, reuseRows = true)
         new TopReader {
           def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = {
             r.readTo(s, off, len, row, wrapOrdinal); true
@@ -101,7 +101,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
             if (i == corruptIdx) f.copy(name = "\u0000corrupt") else f
           })
         } else requiredSchema
-        val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions)
+        val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions, reuseRows = true)
         filter match {
           case Some(f) => new TopReader {
             def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean =
@@ -161,8 +161,9 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
         }
       if (!more) finished = true
       else {
-        // One mutable row, reused: Spark copies each row (UnsafeProjection) before asking for
-        // the next, and strings point into the frame buffer until then.
+        // One mutable row, reused (and so are the rows of nested records, outside arrays and
+        // maps): Spark copies each row (UnsafeProjection) before asking for the next, and
+        // strings point into the frame buffer until then.
         val row = mutableRow
         try {
           val keep =

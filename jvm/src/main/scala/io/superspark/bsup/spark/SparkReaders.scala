@@ -5,7 +5,7 @@ import java.math.{BigDecimal => JBigDecimal, BigInteger}
 import io.superspark.bsup._
 import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeArrayData}
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow, UnsafeArrayData}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
 import org.apache.spark.unsafe.Platform
@@ -66,11 +66,17 @@ object SparkReaders {
       s.fail(off, s"a value of type $src cannot be read as Spark type ${target.catalogString}")
   }
 
-  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
+  /**
+   * @param reuseRows records reuse one row object per reader (set in full for each value): only
+   *                  for readers whose rows are copied before the next value is read, i.e. the
+   *                  data source's rows (turned into UnsafeRows at once) outside arrays and maps
+   */
+  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options, reuseRows: Boolean = false): ValueReader =
+    (src, target) match {
     case (_, VariantType) => new VariantReader(src)
     // A fusion value reads as its value of the supertype (its first element).
     case (FusionType(inner), _) =>
-      val r = compile(inner, target, opts)
+      val r = compile(inner, target, opts, reuseRows)
       new ValueReader {
         def read(s: Src, off: Int, len: Int): Any = {
           val vl = s.tag(off, off + len)
@@ -78,7 +84,7 @@ object SparkReaders {
         }
       }
     case (u: UnionType, _) =>
-      val rs = u.types.map(m => compile(m, target, opts)).toArray
+      val rs = u.types.map(m => compile(m, target, opts, reuseRows)).toArray
       new ValueReader {
         def read(s: Src, off: Int, len: Int): Any = {
           val (sel, p, l) = readUnion(s, off, len, rs.length)
@@ -89,10 +95,10 @@ object SparkReaders {
         (!src.underlying.isInstanceOf[RecordType] || st.fieldNames.exists(_.startsWith("{"))) =>
       memberToUnionStruct(src, st, opts)
     // Names and errors unwrap after the union struct case, whose members may be named or errors.
-    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    case (NamedType(_, inner), _) => compile(inner, target, opts, reuseRows)
     // An error value is encoded exactly as its underlying value.
-    case (ErrorType(inner), _) => compile(inner, target, opts)
-    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
+    case (ErrorType(inner), _) => compile(inner, target, opts, reuseRows)
+    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts, reuseRows)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
     case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
     case (MapType(k, v), SMapType(tk, tv, _)) => new MapReader(compile(k, tk, opts), compile(v, tv, opts))
@@ -147,11 +153,13 @@ object SparkReaders {
     }
   }
 
-  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options) extends ValueReader {
+  /** A record into a struct; `reuseRows`: see [[compile]] (it applies to the nested records too). */
+  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options, reuseRows: Boolean = false)
+      extends ValueReader {
     private val n = src.fields.size
     private val ordinals = src.fields.map(f => target.fieldNames.indexOf(f.name)).toArray
     private val readers: Array[ValueReader] = src.fields.zip(ordinals).map { case (f, o) =>
-      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts) else null
+      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts, reuseRows) else null
     }.toArray
     private val width = target.length
     // Fields after the last required one are not even walked (values are read lazily).
@@ -159,8 +167,11 @@ object SparkReaders {
     // Target fields that no field of the record fills: null in every row.
     private val unfilled = (0 until width).filterNot(ordinals.contains).toArray
 
+    // Typed (unboxed) when reused: allocated once.
+    private val reused = if (reuseRows) new SpecificInternalRow(target.fields.map(_.dataType).toIndexedSeq) else null
+
     def read(s: Src, off: Int, len: Int): Any = {
-      val row = new GenericInternalRow(width)
+      val row = if (reuseRows) reused else new GenericInternalRow(width)
       readInto(s, off, len, row)
       row
     }
