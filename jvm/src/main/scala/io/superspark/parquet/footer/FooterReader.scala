@@ -133,8 +133,8 @@ object FooterReader {
     new ParquetMetadataConverter(if (useSignedStringMinMax) signedMinMaxOptions else defaultOptions)
 
   // Built once a JVM: ParquetReadOptions.builder() makes a Hadoop Configuration that parses
-  // core-default.xml / core-site.xml on first use (~1 ms and ~15 MB of garbage a footer read:
-  // 20% of an ALP scan task's CPU when it was built per read). The options hold only values.
+  // core-default.xml / core-site.xml on first use (several ms and MBs of garbage a footer
+  // read: 20% of an ALP scan task's CPU when it was built per read). The options hold only values.
   private lazy val defaultOptions = ParquetReadOptions.builder().useSignedStringMinMax(false).build()
   private lazy val signedMinMaxOptions = ParquetReadOptions.builder().useSignedStringMinMax(true).build()
 
