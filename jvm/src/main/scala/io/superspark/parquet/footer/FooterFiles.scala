@@ -167,7 +167,7 @@ object FooterFiles {
   private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Option[Built] =
     try {
       val fb = ThriftCompactToFlatBuffer.convert(thrift, extensions, sizeHint(thrift))
-      if (java.util.Arrays.equals(FlatBufferToThrift.rebuild(fb), thrift)) Some(Built(fb, exact = true)) else None
+      if (java.util.Arrays.equals(FlatBufferToThrift.rebuildBuilt(fb), thrift)) Some(Built(fb, exact = true)) else None
     } catch {
       case _: MalformedThriftFooterException | _: UnrepresentableFooterException | _: UnrebuildableFooterException => None
     }

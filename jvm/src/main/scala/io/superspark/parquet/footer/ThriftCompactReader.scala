@@ -30,6 +30,12 @@ final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
   private var stack = new Array[Int](16)
   private var depth = 0
 
+  /** Reads ahead with `f`, then returns to where the reader was (position and struct state). */
+  def peek[A](f: => A): A = {
+    val (p, id, d) = (pos, lastId, depth)
+    try f finally { pos = p; lastId = id; depth = d }
+  }
+
   def fail(reason: ThriftFormatReason): Nothing = throw new MalformedThriftFooterException(reason)
 
   private def need(n: Long): Unit = if (n > end - pos) fail(R.Truncated(pos, n, end - pos))

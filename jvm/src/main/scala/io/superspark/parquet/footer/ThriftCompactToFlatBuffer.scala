@@ -27,15 +27,25 @@ object ThriftCompactToFlatBuffer {
 
   def convert(thrift: Array[Byte], extensions: Seq[FooterExtension] = Nil,
       sizeHint: Int = 64 * 1024): Array[Byte] =
-    new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint).build()
+    try new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = false).build()
+    catch { case _: RowCountGuessWrong => new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = true).build() }
+
+  /** A row group's num_rows differs from the first chunk's num_values taken for it. */
+  private[footer] final class RowCountGuessWrong extends RuntimeException(null, null, false, false)
 
   /** An enum value parquet-java knows (it reads others as null, which the converters refuse). */
   private def known(v: Int, what: String, find: Int => AnyRef): Byte =
     if (find(v) == null) refuse(s"unknown $what value $v") else v.toByte
 }
 
+/**
+ * `readAheadRows`: each row group's num_rows (its chunks need it, but it comes after them) is
+ * read ahead by skipping the row group once; otherwise the first chunk's num_values is taken
+ * for it (they agree unless the first column is repeated) and checked when num_rows comes,
+ * [[ThriftCompactToFlatBuffer.RowCountGuessWrong]] (then `convert` starts over, reading ahead).
+ */
 private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: Seq[FooterExtension],
-    sizeHint: Int) {
+    sizeHint: Int, readAheadRows: Boolean) {
   import ThriftCompactToFlatBuffer._
 
   private val r = new ThriftCompactReader(thrift)
@@ -44,10 +54,10 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
 
   // Vectors shared between chunks, keyed by their Thrift bytes (equal content, equal bytes
   // for a canonical writer), as ThriftToFlatBuffer keys them by content.
-  private val encodingsCache = new java.util.HashMap[ByteBuffer, Integer]()
-  private val encodingStatsCache = new java.util.HashMap[ByteBuffer, Integer]()
-  private val longsCache = new java.util.HashMap[ByteBuffer, Integer]()
-  private val stringCache = new java.util.HashMap[ByteBuffer, Integer]()
+  private val encodingsCache = new RangeCache(thrift)
+  private val encodingStatsCache = new RangeCache(thrift)
+  private val longsCache = new RangeCache(thrift)
+  private val stringCache = new RangeCache(thrift)
 
   // The schema, read first (its elements are written last, as ThriftToFlatBuffer does).
   private var schemaAt: Array[Int] = _
@@ -61,18 +71,27 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
   private def slice(at: Int, len: Int): ByteBuffer = ByteBuffer.wrap(thrift, at, len)
 
   /** Reads a binary and writes it as a FlatBuffer string. */
-  private def newString(): Int = { val at = r.binary(); b.createString(slice(at, r.pos - at)) }
+  private def newString(): Int = { val at = r.binary(); b.createString(utf8(at, r.pos)) }
+
+  /**
+   * The bytes of a Thrift string, refused unless valid UTF-8: parquet-java reads invalid bytes
+   * as U+FFFD, which the FlatBuffer could not give back (the converter's path decides then).
+   */
+  private def utf8(from: Int, until: Int): ByteBuffer = {
+    var i = from
+    while (i < until && thrift(i) >= 0) i += 1
+    if (i < until) {
+      try java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(slice(from, until - from))
+      catch { case _: java.nio.charset.CharacterCodingException => refuse(s"a string at Thrift footer offset $from is not UTF-8") }
+    }
+    slice(from, until - from)
+  }
 
   /** A string shared by content (file paths, created_by). */
   private def sharedString(): Int = {
     val at = r.binary()
-    val key = slice(at, r.pos - at)
-    val cached = stringCache.get(key)
-    if (cached != null) cached else {
-      val off = b.createString(key.duplicate())
-      stringCache.put(key, off)
-      off
-    }
+    val until = r.pos
+    cached(stringCache, at, until)(b.createString(utf8(at, until)))
   }
 
   private def copyBinary(): Array[Byte] = { val at = r.binary(); java.util.Arrays.copyOfRange(thrift, at, r.pos) }
@@ -398,8 +417,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
   // ---- row groups ----
 
   /** A row group's num_rows, read ahead (its chunks come first and need it). */
-  private def rowGroupRows(): Long = {
-    val start = r.pos
+  private def rowGroupRows(): Long = r.peek {
     var rows = -1L
     var found = false
     r.structBegin()
@@ -407,13 +425,33 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       if (r.fieldId == 3) { rows = i64("RowGroup"); found = true } else r.skip()
     }
     if (!found) missing("RowGroup", "num_rows")
-    r.pos = start
     rows
+  }
+
+  /** The first chunk's num_values (when the row group starts with its chunks), read ahead. */
+  private def firstChunkValues(): Option[Long] = r.peek {
+    def field(id: Int, tpe: Int): Boolean = {
+      var found = false
+      while (!found && r.nextField()) if (r.fieldId == id && r.fieldType == tpe) found = true else r.skip()
+      found
+    }
+    r.structBegin()
+    if (r.nextField() && r.fieldId == 1 && r.fieldType == T.List) {
+      r.listHeader()
+      if (r.listSize > 0 && r.listType == T.Struct) {
+        r.structBegin()
+        if (field(3, T.Struct)) {
+          r.structBegin()
+          if (field(5, T.I64)) Some(r.i64()) else None
+        } else None
+      } else None
+    } else None
   }
 
   private def rowGroup(index: Int): Int = {
     val RG = "RowGroup"
-    val rows = rowGroupRows()
+    val rows = if (readAheadRows) rowGroupRows() else firstChunkValues().getOrElse(rowGroupRows())
+    var rowsSeen = false
     var columns = -1
     var totalByteSize, fileOffset, totalCompressed = 0L
     var ordinal: Short = 0
@@ -430,7 +468,9 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
         while (j < n) { chunks(j) = columnChunk(rows, index, j); j += 1 }
         columns = fb.RowGroup.createColumnsVector(b, chunks)
       case 2 => totalByteSize = i64(RG); set |= 1
-      case 3 => r.i64()
+      case 3 =>
+        if (i64(RG) != rows) { if (readAheadRows) refuse(s"row group $index gives num_rows twice") else throw new RowCountGuessWrong }
+        rowsSeen = true
       case 4 =>
         val n = list("RowGroup.sorting_columns", T.Struct)
         val offsets = new Array[Int](n)
@@ -459,6 +499,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       case _ => r.skip()
     }
     if (columns < 0) missing(RG, "columns")
+    if (!rowsSeen) missing(RG, "num_rows")
     if ((set & 1) == 0) missing(RG, "total_byte_size")
     fb.RowGroup.startRowGroup(b)
     fb.RowGroup.addColumns(b, columns)
@@ -518,7 +559,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     var kv = 0
     var stats = 0
     var encodingsAt, encodingStatsAt, sizeStatsAt, geoStatsAt = -1
-    var encodingsEnd = -1
+    var encodingsEnd, encodingStatsEnd = -1
     while (r.nextField()) r.fieldId match {
       case 1 =>
         val t = i32(CM)
@@ -529,10 +570,14 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       case 2 => r.expect(CM, T.List); encodingsAt = r.pos; r.skip(); encodingsEnd = r.pos
       case 3 =>
         r.expect(CM, T.List)
+        // The schema's path, encoded: the list is exactly these bytes when they match (a list
+        // delimits itself).
         val at = r.pos
-        r.skip()
         val want = leafPaths(col)
-        if (!java.util.Arrays.equals(thrift, at, r.pos, want, 0, want.length)) {
+        if (want.length <= thrift.length - at && java.util.Arrays.equals(thrift, at, at + want.length, want, 0, want.length)) {
+          r.pos = at + want.length
+        } else {
+          r.skip()
           refuse(s"column chunk $col of row group $rg: path differs from the schema's")
         }
         set |= 1024
@@ -545,7 +590,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       case 10 => indexPageOffset = i64(CM); set |= 64
       case 11 => dictPageOffset = i64(CM); set |= 128
       case 12 => struct(CM); stats = statistics(leafTypes(col))
-      case 13 => r.expect(CM, T.List); encodingStatsAt = r.pos; r.skip()
+      case 13 => r.expect(CM, T.List); encodingStatsAt = r.pos; r.skip(); encodingStatsEnd = r.pos
       case 14 => bloomOffset = i64(CM); set |= 256
       case 15 => bloomLength = i32(CM); set |= 512
       case 16 => r.expect(CM, T.Struct); sizeStatsAt = r.pos; r.skip()
@@ -562,7 +607,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     if ((set & 32) == 0) missing(CM, "data_page_offset")
     val end = r.pos
     val encodings = cached(encodingsCache, encodingsAt, encodingsEnd)(encodingsVector)
-    val encodingStats = if (encodingStatsAt < 0) 0 else at(encodingStatsAt)(encodingStatsVector())
+    val encodingStats = if (encodingStatsAt < 0) 0 else encodingStatsVector(encodingStatsAt, encodingStatsEnd)
     val sizeStats = if (sizeStatsAt < 0) 0 else at(sizeStatsAt) { r.structBegin(); sizeStatistics() }
     val geoStats = if (geoStatsAt < 0) 0 else at(geoStatsAt) { r.structBegin(); geospatialStatistics() }
     r.pos = end
@@ -588,16 +633,20 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
   /** Reads from `offset` (then the caller restores the position). */
   private def at(offset: Int)(read: => Int): Int = { r.pos = offset; read }
 
-  /** A vector shared by its Thrift bytes [from, until): written once by `write` (reading from `from`). */
-  private def cached(cache: java.util.HashMap[ByteBuffer, Integer], from: Int, until: Int)(write: => Int): Int = {
-    val key = slice(from, until - from)
-    val hit = cache.get(key)
-    if (hit != null) hit else {
+  /**
+   * A vector or string shared by its Thrift bytes [from, until): written once by `write`
+   * (reading from `from`); the reader is left at `until`.
+   */
+  private def cached(cache: RangeCache, from: Int, until: Int)(write: => Int): Int = {
+    val hit = cache.get(from, until)
+    val off = if (hit >= 0) hit else {
       r.pos = from
-      val off = write
-      cache.put(key, off)
-      off
+      val written = write
+      cache.put(from, until, written)
+      written
     }
+    r.pos = until
+    off
   }
 
   private def encodingsVector: Int = {
@@ -609,10 +658,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     fb.ColumnMetadata.createEncodingsVector(b, values)
   }
 
-  private def encodingStatsVector(): Int = {
-    val from = r.pos
-    r.skipValue(T.List)
-    val until = r.pos
+  private def encodingStatsVector(from: Int, until: Int): Int =
     cached(encodingStatsCache, from, until) {
       r.listHeader()
       if (r.listType != T.Struct) r.fail(R.UnexpectedType(from, "ColumnMetaData.encoding_stats list", 13, r.listType))
@@ -637,7 +683,6 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       while (i >= 0) { fb.PageEncodingStats.createPageEncodingStats(b, pageTypes(i), encodings(i), counts(i)); i -= 1 }
       b.endVector()
     }
-  }
 
   private def statistics(physicalType: Byte): Int = {
     val S = "Statistics"
@@ -761,5 +806,50 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     var j = offsets.length - 1
     while (j >= 0) { b.addOffset(offsets(j)); j -= 1 }
     b.endVector()
+  }
+}
+
+/**
+ * FlatBuffer offsets keyed by the content of byte ranges of one array (open addressing; no
+ * key objects): the small vectors and strings shared between column chunks.
+ */
+private final class RangeCache(bytes: Array[Byte]) {
+  private var from = new Array[Int](64)
+  private var until = new Array[Int](64)
+  private var value = Array.fill(64)(-1)
+  private var size = 0
+
+  private def hash(f: Int, u: Int): Int = {
+    var h = u - f
+    var i = f
+    while (i < u) { h = 31 * h + bytes(i); i += 1 }
+    h ^ (h >>> 16)
+  }
+
+  private def slot(f: Int, u: Int): Int = {
+    val mask = value.length - 1
+    var i = hash(f, u) & mask
+    while (value(i) >= 0 && !java.util.Arrays.equals(bytes, from(i), until(i), bytes, f, u)) i = (i + 1) & mask
+    i
+  }
+
+  /** The value stored for the content of bytes[f, u), or -1. */
+  def get(f: Int, u: Int): Int = value(slot(f, u))
+
+  def put(f: Int, u: Int, v: Int): Unit = {
+    if (2 * (size + 1) > value.length) grow()
+    val i = slot(f, u)
+    if (value(i) < 0) size += 1
+    from(i) = f; until(i) = u; value(i) = v
+  }
+
+  private def grow(): Unit = {
+    val (f0, u0, v0) = (from, until, value)
+    from = new Array[Int](f0.length * 2)
+    until = new Array[Int](f0.length * 2)
+    value = Array.fill(f0.length * 2)(-1)
+    size = 0
+    var i = 0
+    while (i < v0.length) { if (v0(i) >= 0) put(f0(i), u0(i), v0(i)); i += 1 }
   }
 }
