@@ -37,6 +37,7 @@ bench-bsup: setup
 	.venv/bin/python bench/bsup/bench.py
 
 # Parquet footer benchmark (bench/parquet_footer/run.py, JMH): prints ratio= lines.
+# FOOTER_BENCH=cold: only the command line part (cold add/migrate), no JMH.
 bench-footer: setup
 	./dev/sbt footerBenchJars
 	.venv/bin/python bench/parquet_footer/run.py
