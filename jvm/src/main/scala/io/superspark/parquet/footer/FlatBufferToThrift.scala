@@ -5,7 +5,7 @@ import java.nio.ByteBuffer
 import org.apache.parquet.format.{FileMetaData => TFileMetaData, Util}
 
 import io.superspark.parquet.footer.{fbs => fb}
-import io.superspark.parquet.footer.ThriftCompactWriter._
+import io.superspark.parquet.footer.ThriftCompactWriter.{Binary, I32, I64, List, Struct}
 
 /**
  * FlatBuffer footer -> Thrift compact `FileMetaData` bytes: the inverse of

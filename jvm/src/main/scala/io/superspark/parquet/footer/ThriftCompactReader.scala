@@ -13,6 +13,7 @@ import io.superspark.parquet.footer.{ThriftFormatReason => R}
  */
 final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
   import ThriftCompactReader._
+  import ThriftCompactWriter.{Binary, Double, False, I16, I32, I64, I8, List, Map, Set, Stop, Struct, True, Uuid}
 
   def this(bytes: Array[Byte]) = this(bytes, bytes.length)
 
@@ -170,21 +171,7 @@ final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
 }
 
 object ThriftCompactReader {
-  val Stop = 0
-  val True = 1
-  val False = 2
-  val I8 = 3
-  val I16 = 4
-  val I32 = 5
-  val I64 = 6
-  val Double = 7
-  val Binary = 8
-  val List = 9
-  val Set = 10
-  val Map = 11
-  val Struct = 12
-  val Uuid = 13
-  private val MaxType = 13
+  private val MaxType = ThriftCompactWriter.Uuid
   /** Struct nesting allowed (parquet-java's Thrift reader allows 64). */
   val MaxDepth = 64
 }

@@ -6,7 +6,7 @@ import com.google.flatbuffers.FlatBufferBuilder
 import org.apache.parquet.format.{CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm, Encoding,
   FieldRepetitionType, PageType, Type}
 
-import io.superspark.parquet.footer.{ThriftCompactReader => T}
+import io.superspark.parquet.footer.{ThriftCompactWriter => T} // compact type ids
 import io.superspark.parquet.footer.{ThriftFormatReason => R}
 import io.superspark.parquet.footer.{fbs => fb}
 import io.superspark.parquet.footer.ThriftToFlatBuffer.{FooterExtension, StatisticsFields, refuse}

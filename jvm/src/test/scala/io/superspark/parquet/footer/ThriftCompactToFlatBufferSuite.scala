@@ -155,6 +155,18 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     }
   }
 
+  test("a first chunk whose num_values is not the row count (a repeated column): read ahead, same bytes") {
+    val t = parse(plainThrift(files.head).get)
+    val rg = t.getRow_groups.get(0)
+    val first = rg.getColumns.get(0).getMeta_data
+    first.setNum_values(rg.getNum_rows + 5)
+    val thrift = Util.write(t)
+    assert(compare("repeated first column", thrift) == "same")
+    // the FlatBuffer keeps that chunk's num_values (it differs from the row group's count)
+    val md = FooterReader.decodeFlatBuffer(ByteBuffer.wrap(ThriftCompactToFlatBuffer.convert(thrift))).toOption.get
+    assert(md.getBlocks.get(0).getColumns.get(0).getValueCount == rg.getNum_rows + 5)
+  }
+
   private object Util {
     def write(t: org.apache.parquet.format.FileMetaData): Array[Byte] = {
       val out = new java.io.ByteArrayOutputStream()
