@@ -109,6 +109,18 @@ object ThriftToFlatBuffer {
     }
   }
 
+  /** Adds a packed min or max (its suffix vector, or its words and length) to the open Statistics table. */
+  private def addPacked(b: FlatBufferBuilder, p: Packed, suffix: (FlatBufferBuilder, Int) => Unit,
+      lo4: (FlatBufferBuilder, Long) => Unit, lo8: (FlatBufferBuilder, Long) => Unit, hi8: (FlatBufferBuilder, Long) => Unit,
+      len: (FlatBufferBuilder, Byte) => Unit): Unit =
+    if (p.suffix != 0) suffix(b, p.suffix)
+    else {
+      if (p.lo4 != 0) lo4(b, p.lo4)
+      if (p.lo8 != 0) lo8(b, p.lo8)
+      if (p.hi8 != 0) hi8(b, p.hi8)
+      len(b, p.len.toByte)
+    }
+
   /** The FlatBuffer `Statistics` table of `s` for a column of `physicalType`. */
   private[footer] def statistics(b: FlatBufferBuilder, s: StatisticsFields, physicalType: Byte): Int = {
     val width = fixedWidth(physicalType)
@@ -129,24 +141,10 @@ object ThriftToFlatBuffer {
     fb.Statistics.startStatistics(b)
     if (s.nullCount != null) fb.Statistics.addNullCount(b, s.nullCount)
     if (s.distinctCount != null) fb.Statistics.addDistinctCount(b, s.distinctCount)
-    if (pMin != null) {
-      if (pMin.suffix != 0) fb.Statistics.addMinSuffix(b, pMin.suffix)
-      else {
-        if (pMin.lo4 != 0) fb.Statistics.addMinLo4(b, pMin.lo4)
-        if (pMin.lo8 != 0) fb.Statistics.addMinLo8(b, pMin.lo8)
-        if (pMin.hi8 != 0) fb.Statistics.addMinHi8(b, pMin.hi8)
-        fb.Statistics.addMinLen(b, pMin.len.toByte)
-      }
-    }
-    if (pMax != null) {
-      if (pMax.suffix != 0) fb.Statistics.addMaxSuffix(b, pMax.suffix)
-      else {
-        if (pMax.lo4 != 0) fb.Statistics.addMaxLo4(b, pMax.lo4)
-        if (pMax.lo8 != 0) fb.Statistics.addMaxLo8(b, pMax.lo8)
-        if (pMax.hi8 != 0) fb.Statistics.addMaxHi8(b, pMax.hi8)
-        fb.Statistics.addMaxLen(b, pMax.len.toByte)
-      }
-    }
+    if (pMin != null) addPacked(b, pMin, fb.Statistics.addMinSuffix, fb.Statistics.addMinLo4, fb.Statistics.addMinLo8,
+      fb.Statistics.addMinHi8, fb.Statistics.addMinLen)
+    if (pMax != null) addPacked(b, pMax, fb.Statistics.addMaxSuffix, fb.Statistics.addMaxLo4, fb.Statistics.addMaxLo8,
+      fb.Statistics.addMaxHi8, fb.Statistics.addMaxLen)
     if (prefix != 0) fb.Statistics.addPrefix(b, prefix)
     if (s.isMinValueExact != null) fb.Statistics.addIsMinValueExact(b, s.isMinValueExact)
     if (s.isMaxValueExact != null) fb.Statistics.addIsMaxValueExact(b, s.isMaxValueExact)
