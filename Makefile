@@ -37,6 +37,7 @@ bench-bsup: setup
 	.venv/bin/python bench/bsup/bench.py
 
 # Parquet footer benchmark (bench/parquet_footer/run.py, JMH): prints ratio= lines.
+# FOOTER_BENCH=cold: only the command line part (cold add/migrate), no JMH.
 bench-footer: setup
 	./dev/sbt footerBenchJars
 	.venv/bin/python bench/parquet_footer/run.py
@@ -54,9 +55,9 @@ bench-sb: setup
 	./dev/sbt bsupBenchJars
 	.venv/bin/python bench/sb_functions/bench.py
 
-# Seeded mutation fuzzer of the footer reader (FooterFuzz): FUZZ_N inputs (default 100000),
-# FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a
-# 1,000-input slice (FooterFuzzSuite).
+# Seeded mutation fuzzer of the footer reader and of add's Thrift transcoder (FooterFuzz):
+# FUZZ_N inputs each (default 100000), FUZZ_SEED (default 1). Prints the outcome counts;
+# exits 1 on any failure. CI runs a 1,000-input slice of each (FooterFuzzSuite).
 fuzz-footer: setup
 	./dev/sbt "Test/runMain io.superspark.parquet.footer.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
 

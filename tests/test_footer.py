@@ -148,6 +148,35 @@ def test_tool_jvm_is_plain_py4j_and_the_cli_migrates_through_every_form(tmp_path
     assert open(f, "rb").read() == original
 
 
+def test_cli_writes_then_maps_a_class_data_archive(tmp_path):
+    """The command line's JVM writes its class data archive on first use (renamed into place,
+    no temporary file left), maps it on later calls, and gives the same results either way;
+    SUPERSPARK_FOOTER_CDS=off writes none."""
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, SUPERSPARK_CACHE_DIR=str(cache))
+
+    def inspect(e):
+        p = subprocess.run([sys.executable, "-m", "superspark.footer", "inspect", "--json", f],
+                           capture_output=True, text=True, timeout=300, env=e)
+        assert p.returncode == 0, p.stdout + p.stderr
+        [r] = json.loads(p.stdout)
+        return {k: r[k] for k in ("status", "form", "num_rows", "columns", "footer_bytes")}
+
+    first = inspect(env)
+    assert first == {"status": "absent", "form": "plain", "num_rows": 3, "columns": 1,
+                     "footer_bytes": first["footer_bytes"]}
+    archives = os.listdir(cache)
+    assert len(archives) == 1 and archives[0].startswith("footer-tool-") and archives[0].endswith(".jsa"), archives
+    assert os.path.getsize(cache / archives[0]) > 1_000_000
+    assert inspect(env) == first
+    assert os.listdir(cache) == archives
+    off = tmp_path / "off"
+    assert inspect(dict(env, SUPERSPARK_CACHE_DIR=str(off), SUPERSPARK_FOOTER_CDS="off")) == first
+    assert not off.exists() or not os.listdir(off)
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED = os.path.join(REPO, "jvm", "src", "main", "java", "io", "superspark", "parquet", "footer", "fbs")
 

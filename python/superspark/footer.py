@@ -5,11 +5,15 @@ a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. S
 ``docs/parquet-footer.md``.
 
 Everything runs in the JVM (``io.superspark.parquet.footer.FooterTool`` in the superspark
-jar): this module only calls it through py4j, using the running SparkSession's gateway when
+jar): the Python API calls it through py4j, using the running SparkSession's gateway when
 there is one with the superspark jar, otherwise a plain JVM started once (py4j's
 ``GatewayServer`` with the superspark jar and pyspark's jars on its classpath: no
-``spark-submit``, no SparkContext, only the classes used are loaded). The command line starts that JVM with
-``-XX:TieredStopAtLevel=1`` (one call on a few files: quick compilation beats peak speed).
+``spark-submit``, no SparkContext, only the classes used are loaded). The command line
+(without a session) runs one JVM process per call, ``FooterTool``'s ``main`` with C1 only
+(``-XX:TieredStopAtLevel=1``: one call on a few files, quick compilation beats peak speed)
+and a class data sharing archive written on first use under ``~/.cache/superspark``
+(``SUPERSPARK_CACHE_DIR``; ``SUPERSPARK_FOOTER_CDS=off`` switches it off); the API's JVM maps
+that archive too when it exists.
 
 Python API (each returns one dict per Parquet file; directories are walked)::
 
@@ -42,7 +46,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 __all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "FORMS", "main"]
 
@@ -54,9 +58,10 @@ PathArg = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 _gateway = None
 
 
-def _tool():
-    """The JVM FooterTool object, through the active session's gateway or our own."""
-    global _gateway
+def _session_tool():
+    """FooterTool through the active SparkSession's JVM when it has the superspark jar, else None."""
+    if "pyspark.sql" not in sys.modules:  # then no session exists in this process
+        return None
     from py4j.java_gateway import JavaClass
 
     try:
@@ -70,19 +75,25 @@ def _tool():
         tool = jvm.io.superspark.parquet.footer.FooterTool
         if isinstance(tool, JavaClass):
             return tool
+    return None
+
+
+def _tool():
+    """The JVM FooterTool object, through the active session's gateway or our own."""
+    global _gateway
+    tool = _session_tool()
+    if tool is not None:
+        return tool
     if _gateway is None:
         _gateway = _launch_tool_jvm()
     return _gateway.jvm.io.superspark.parquet.footer.FooterTool
 
 
-#: Extra JVM options of the command line's JVM (``main``); the Python API keeps the defaults.
-_jvm_options: List[str] = []
-
-
 def tool_classpath() -> List[str]:
-    """The footer tool JVM's classpath: the superspark jar, pyspark's py4j jar, then
-    pyspark's ``jars/*`` (parquet-java needs Hadoop's configuration classes and more; the JVM
-    loads only the classes used, and no Spark code runs)."""
+    """The footer tool JVM's classpath: pyspark's py4j jar, the superspark jar, then pyspark's
+    ``jars/*`` (parquet-java needs Hadoop's configuration classes and more; the JVM loads only
+    the classes used, and no Spark code runs). The py4j jar comes first as py4j's launcher puts
+    it, so that both JVMs share one class data archive (:func:`_class_data_options`)."""
     import glob
 
     from pyspark.find_spark_home import _find_spark_home
@@ -93,25 +104,110 @@ def tool_classpath() -> List[str]:
     py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
-    return [jar_path(), py4j[0], os.path.join(jars, "*")]
+    return [py4j[0], jar_path(), os.path.join(jars, "*")]
+
+
+def _java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    return os.path.join(java_home, "bin", "java") if java_home else "java"
+
+
+def _jvm_memory() -> str:
+    return "-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g")
+
+
+def _class_data_archive(java: str, classpath: List[str]) -> Optional[str]:
+    """Where the tool JVM's class data sharing archive lives (None: switched off or no
+    writable cache directory). Its name hashes the java binary and every classpath jar's path,
+    size and modification time, so a rebuilt jar or another JDK gets a new archive."""
+    import glob
+    import hashlib
+    import shutil
+    import tempfile
+
+    if os.environ.get("SUPERSPARK_FOOTER_CDS", "on").lower() in ("0", "off", "false", "no"):
+        return None
+    key = hashlib.sha256()
+    binary = shutil.which(java) or java
+    for entry in [os.path.realpath(binary), *classpath]:
+        for f in sorted(glob.glob(entry)) if entry.endswith("*") else [entry]:
+            try:
+                st = os.stat(f)
+            except OSError:
+                continue
+            key.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    base = os.environ.get("SUPERSPARK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "superspark")
+    for folder in (base, os.path.join(tempfile.gettempdir(), f"superspark-{os.getuid()}")):
+        try:
+            os.makedirs(folder, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return os.path.join(folder, f"footer-tool-{key.hexdigest()[:20]}.jsa")
+        except OSError:
+            continue
+    return None
+
+
+def _class_data_options(archive: Optional[str], create: bool) -> Tuple[List[str], Optional[str]]:
+    """JVM options that use the class data archive when it exists, or (``create``) write it
+    when the JVM exits, under a temporary name (returned) that the caller renames into place.
+    ``-Xlog:disable``: a stale or unusable archive is then skipped silently (JSON and py4j's
+    port go through stdout)."""
+    if archive is None:
+        return [], None
+    if os.path.exists(archive):
+        return ["-Xshare:auto", "-XX:SharedArchiveFile=" + archive, "-Xlog:disable"], None
+    if not create:
+        return [], None
+    tmp = f"{archive}.{os.getpid()}.tmp"
+    return ["-XX:ArchiveClassesAtExit=" + tmp, "-Xlog:disable"], tmp
 
 
 def _launch_tool_jvm():
-    """A plain JVM running py4j's GatewayServer with :func:`tool_classpath` (no Spark)."""
+    """A plain JVM running py4j's GatewayServer with :func:`tool_classpath` (no Spark); it uses
+    the command line's class data archive when there is one."""
     from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
-    ours, py4j_jar, *classpath = tool_classpath()
-    classpath = [ours, *classpath]
-    java_home = os.environ.get("JAVA_HOME")
-    java = os.path.join(java_home, "bin", "java") if java_home else "java"
+    py4j_jar, *classpath = tool_classpath()
+    java = _java()
+    cds, _ = _class_data_options(_class_data_archive(java, [py4j_jar, *classpath]), create=False)
     # The JVM's own logging goes nowhere unless asked for: results and errors come back as
     # JSON through py4j.
     debug = sys.stderr if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else None
     port, token = launch_gateway(
         jarpath=py4j_jar, classpath=os.pathsep.join(classpath), java_path=java, die_on_exit=True,
-        javaopts=["-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g"), *_jvm_options],
-        redirect_stderr=debug, enable_auth=True)
+        javaopts=[_jvm_memory(), *cds], redirect_stderr=debug, enable_auth=True)
     return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
+
+
+def _run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
+                      to: Optional[str] = None) -> List[dict]:
+    """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
+    without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
+    compilation beats peak speed), and class data sharing: the first run writes the archive
+    (:func:`_class_data_archive`), later runs map the classes from it instead of loading them.
+    See docs/parquet-footer.md, "Benchmark"."""
+    import subprocess
+
+    classpath = tool_classpath()
+    java = _java()
+    archive = _class_data_archive(java, classpath)
+    cds, tmp = _class_data_options(archive, create=True)
+    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []), *paths]
+    debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
+    try:
+        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *cds, "-cp", os.pathsep.join(classpath),
+                            "io.superspark.parquet.footer.FooterTool", *args],
+                           stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
+        if p.returncode == 0 and tmp is not None and os.path.exists(tmp):
+            os.replace(tmp, archive)
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.remove(tmp)
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        raise RuntimeError(f"footer tool JVM exited with {p.returncode}: {(p.stderr or '').strip()[-2000:]}")
+    return json.loads(lines[-1])
 
 
 def _paths(paths: Iterable[PathArg]) -> List[str]:
@@ -296,12 +392,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 64 if e.code else 0
-    if _gateway is None:
-        # One call on a few files in a fresh JVM: C1 alone compiles fast enough to win
-        # (docs/parquet-footer.md, "Benchmark": cold CLI).
-        _jvm_options[:] = ["-XX:TieredStopAtLevel=1"]
     try:
-        if args.command in ("add", "strip"):
+        if _gateway is None and _session_tool() is None:
+            # The command line as a user runs it: one call in a new JVM process.
+            results = _run_tool_process(args.command, _paths(args.paths), getattr(args, "output", None),
+                                        getattr(args, "to", None))
+        elif args.command in ("add", "strip"):
             results = globals()[args.command](args.paths, output=args.output)
         elif args.command == "alp-decode":
             results = alp_decode(args.paths, output=args.output)

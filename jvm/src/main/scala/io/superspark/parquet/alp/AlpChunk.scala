@@ -28,6 +28,8 @@ trait PageCompression {
   def compress(body: Array[Byte]): Array[Byte]
   /** Decompresses `len` bytes at `off`, which must give exactly `uncompressedSize` bytes. */
   def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte]
+  /** Whether stored bodies are the bodies themselves (UNCOMPRESSED): a reader decodes them in place. */
+  def isIdentity: Boolean = false
 }
 
 /**
@@ -62,6 +64,7 @@ object AlpChunk {
   final val DefaultPageRows = 65536
 
   object Uncompressed extends PageCompression {
+    override def isIdentity: Boolean = true
     def compress(body: Array[Byte]): Array[Byte] = body
     def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte] =
       java.util.Arrays.copyOfRange(in, off, off + len)
@@ -264,15 +267,23 @@ object AlpChunk {
       val n = h.numValues.toInt
       require(at >= 0 && at.toLong + n <= out.rows, s"page of $n rows does not fit a buffer of ${out.rows} at $at")
       val bodyAt = pos + h.size
-      val body = try compression.decompress(buf, bodyAt, h.compressed.toInt, h.uncompressed.toInt) catch {
-        case e: java.io.IOException => fail(Decompression(bodyAt - off, String.valueOf(e.getMessage)))
-        case e: RuntimeException =>
-          fail(Decompression(bodyAt - off, s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      // UNCOMPRESSED pages (the writer's usual choice) are decoded in place, without a copy
+      val present = if (compression.isIdentity) {
+        if (h.compressed != h.uncompressed) {
+          fail(Decompression(bodyAt - off, s"${h.compressed} bytes stored uncompressed, the header says ${h.uncompressed}"))
+        }
+        decodeBody(buf, bodyAt, h.compressed.toInt, n, out, at, page, bodyAt - off)
+      } else {
+        val body = try compression.decompress(buf, bodyAt, h.compressed.toInt, h.uncompressed.toInt) catch {
+          case e: java.io.IOException => fail(Decompression(bodyAt - off, String.valueOf(e.getMessage)))
+          case e: RuntimeException =>
+            fail(Decompression(bodyAt - off, s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+        }
+        if (body.length != h.uncompressed) {
+          fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
+        }
+        decodeBody(body, 0, body.length, n, out, at, page, bodyAt - off)
       }
-      if (body.length != h.uncompressed) {
-        fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
-      }
-      val present = decodeBody(body, n, out, at, page, bodyAt - off)
       header = null
       done += n
       page += 1
@@ -292,21 +303,26 @@ object AlpChunk {
   private def maxBodyBytes(n: Int, t: AlpType): Long =
     4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
 
-  /** Decodes one page body into `out` from row `at`; returns its non-null count. */
-  private def decodeBody(body: Array[Byte], n: Int, out: AlpValues, at: Int, page: Int, bodyOffset: Long): Int = {
-    var alpAt = 0
+  /**
+   * Decodes one page body, `body[from, from + len)`, into `out` from row `at`; returns its
+   * non-null count. Errors give offsets in the chunk (`bodyOffset`: where the body starts).
+   */
+  private def decodeBody(body: Array[Byte], from: Int, len: Int, n: Int, out: AlpValues, at: Int, page: Int,
+      bodyOffset: Long): Int = {
+    var alpAt = from
     var present = n
     if (out.isOptional) {
-      if (body.length < 4) fail(Truncated(bodyOffset, 4, body.length))
-      val levelsLen = getIntLE(body, 0).toLong & 0xffffffffL
-      if (levelsLen > body.length - 4) fail(Truncated(bodyOffset + 4, levelsLen, body.length - 4))
-      present = readLevels(body, 4, levelsLen.toInt, n, out.nulls, at, bodyOffset)
-      alpAt = 4 + levelsLen.toInt
+      if (len < 4) fail(Truncated(bodyOffset, 4, len))
+      val levelsLen = getIntLE(body, from).toLong & 0xffffffffL
+      if (levelsLen > len - 4) fail(Truncated(bodyOffset + 4, levelsLen, len - 4))
+      present = readLevels(body, from + 4, levelsLen.toInt, n, out.nulls, at, bodyOffset - from)
+      alpAt = from + 4 + levelsLen.toInt
     }
-    val alpLen = body.length - alpAt
+    val alpLen = from + len - alpAt
+    val alpOffset = bodyOffset + (alpAt - from) // the ALP data's offset in the chunk
     try {
       val h = AlpCodec.readHeader(body, alpAt, alpLen, out.t)
-      if (h.numElements != present) fail(CountMismatch(bodyOffset + alpAt + 3, "ALP num_elements", h.numElements, present))
+      if (h.numElements != present) fail(CountMismatch(alpOffset + 3, "ALP num_elements", h.numElements, present))
       // straight into `out` without nulls, else densely, then spread over the non-null rows
       val dense = if (present == n) out else AlpValues.allocate(out.t, present, optional = false)
       val to = if (present == n) at else 0
@@ -323,7 +339,7 @@ object AlpChunk {
         }
       }
     } catch {
-      case e: AlpDecodeException => fail(BadAlpBody(bodyOffset + alpAt, page, e.reason))
+      case e: AlpDecodeException => fail(BadAlpBody(alpOffset, page, e.reason))
     }
     present
   }

@@ -15,6 +15,8 @@ final class ParquetPageCompression(codec: CompressionCodecName, conf: Configurat
   private lazy val compressor = factory.getCompressor(codec)
   private lazy val decompressor = factory.getDecompressor(codec)
 
+  override def isIdentity: Boolean = codec == CompressionCodecName.UNCOMPRESSED
+
   def compress(body: Array[Byte]): Array[Byte] =
     if (codec == CompressionCodecName.UNCOMPRESSED) body else bytes(compressor.compress(BytesInput.from(body)))
 

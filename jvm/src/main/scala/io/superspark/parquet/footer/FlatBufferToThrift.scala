@@ -5,7 +5,7 @@ import java.nio.ByteBuffer
 import org.apache.parquet.format.{FileMetaData => TFileMetaData, Util}
 
 import io.superspark.parquet.footer.{fbs => fb}
-import io.superspark.parquet.footer.ThriftCompactWriter._
+import io.superspark.parquet.footer.ThriftCompactWriter.{Binary, I32, I64, List, Struct}
 
 /**
  * FlatBuffer footer -> Thrift compact `FileMetaData` bytes: the inverse of
@@ -30,15 +30,26 @@ object FlatBufferToThrift {
     FlatBufferVerifier.verifyHead(buf).orElse(FlatBufferVerifier.verifyRowGroups(buf, leafCount(buf), null)).foreach {
       reason => throw new UnrebuildableFooterException(reason.toString)
     }
+    write(buf)
+  }
+
+  private def write(buf: ByteBuffer): Array[Byte] =
     try new FlatBufferToThrift(FlatBufferDecoder.root(buf), buf.remaining).write()
     catch {
       case e: UnrebuildableFooterException => throw e
       case e: RuntimeException =>
         throw new UnrebuildableFooterException(s"${e.getClass.getSimpleName}: ${e.getMessage}")
     }
-  }
 
   def rebuild(flatbuffer: Array[Byte]): Array[Byte] = rebuild(ByteBuffer.wrap(flatbuffer))
+
+  /**
+   * The rebuild of a FlatBuffer this process has just built (a converter's output, not bytes
+   * read from a file): without the structural verifier, which guards accessors against
+   * untrusted buffers. A buffer the writer cannot walk still raises
+   * [[UnrebuildableFooterException]].
+   */
+  def rebuildBuilt(flatbuffer: Array[Byte]): Array[Byte] = write(ByteBuffer.wrap(flatbuffer))
 
   /** The rebuilt footer as parquet-java's Thrift objects. */
   def toThrift(buf: ByteBuffer): TFileMetaData = Util.readFileMetaData(new java.io.ByteArrayInputStream(rebuild(buf)))

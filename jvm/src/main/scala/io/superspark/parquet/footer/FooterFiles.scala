@@ -153,7 +153,27 @@ object FooterFiles {
   final case class Built(flatBuffer: Array[Byte], exact: Boolean)
 
   private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Built = {
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Built =
+    transcodedExactly(thrift, extensions).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
+
+  private def sizeHint(thrift: Array[Byte]): Int = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt
+
+  /**
+   * The fast path: the FlatBuffer transcoded from the Thrift bytes ([[ThriftCompactToFlatBuffer]]),
+   * kept only when the Thrift rebuilt from it is `thrift`, byte for byte (then it carries all of
+   * it). None when the bytes differ or the transcoder refused or failed: the caller then takes
+   * parquet-java's path, which decides (and words the refusals) as before.
+   */
+  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Option[Built] =
+    try {
+      val fb = ThriftCompactToFlatBuffer.convert(thrift, extensions, sizeHint(thrift))
+      if (java.util.Arrays.equals(FlatBufferToThrift.rebuildBuilt(fb), thrift)) Some(Built(fb, exact = true)) else None
+    } catch {
+      case _: MalformedThriftFooterException | _: UnrepresentableFooterException | _: UnrebuildableFooterException => None
+    }
+
+  private def buildThroughParquetJava(thrift: Array[Byte], requireRebuild: Boolean,
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Built = {
     val tmd = try Util.readFileMetaData(new ByteArrayInputStream(thrift)) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
@@ -190,7 +210,7 @@ object FooterFiles {
   def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData, thrift: Array[Byte],
       extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): (Array[Byte], Either[String, Array[Byte]]) = {
     def attempt(extras: ThriftExtras) = {
-      val fb = ThriftToFlatBuffer.convert(tmd, extensions = extensions, extras = extras, sizeHint = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt)
+      val fb = ThriftToFlatBuffer.convert(tmd, extensions = extensions, extras = extras, sizeHint = sizeHint(thrift))
       (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
     }
     val first = attempt(ThriftExtras.Empty)

@@ -130,7 +130,13 @@ object FooterReader {
    * constructor of 1.17 leaves the Thrift message size limit at -1 and cannot read).
    */
   def converter(useSignedStringMinMax: Boolean = false): ParquetMetadataConverter =
-    new ParquetMetadataConverter(ParquetReadOptions.builder().useSignedStringMinMax(useSignedStringMinMax).build())
+    new ParquetMetadataConverter(if (useSignedStringMinMax) signedMinMaxOptions else defaultOptions)
+
+  // Built once a JVM: ParquetReadOptions.builder() makes a Hadoop Configuration that parses
+  // core-default.xml / core-site.xml on first use (several ms and MBs of garbage a footer
+  // read: 20% of an ALP scan task's CPU when it was built per read). The options hold only values.
+  private lazy val defaultOptions = ParquetReadOptions.builder().useSignedStringMinMax(false).build()
+  private lazy val signedMinMaxOptions = ParquetReadOptions.builder().useSignedStringMinMax(true).build()
 
   /** parquet-java's own Thrift path, then the same projection. */
   def thrift(footer: FooterBytes, projection: Projection = Projection.Full): ParquetMetadata = {

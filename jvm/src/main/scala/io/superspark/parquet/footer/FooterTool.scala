@@ -295,23 +295,42 @@ object FooterTool {
     m
   }
 
-  /** `java -cp ... io.superspark.parquet.footer.FooterTool inspect|add|strip|verify PATH...` (JSON). */
+  /**
+   * The command line's JVM (`python -m superspark.footer` runs it, one process per call):
+   * `java -cp ... io.superspark.parquet.footer.FooterTool COMMAND [--output OUT] [--to FORM] PATH...`;
+   * prints the JSON array on one line. Exit code 64 for a usage error, else 0 (the caller
+   * reads the statuses).
+   */
   def main(args: Array[String]): Unit = {
-    if (args.length < 2) {
-      System.err.println("usage: FooterTool inspect|add|strip|verify PATH... | migrate FORM PATH...")
+    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|alp-decode|migrate [--output OUT] [--to FORM] PATH..."
+    var output: String = null
+    var to: String = null
+    val paths = new java.util.ArrayList[String]()
+    var i = 1
+    while (i < args.length) {
+      args(i) match {
+        case "--output" if i + 1 < args.length => output = args(i + 1); i += 1
+        case "--to" if i + 1 < args.length => to = args(i + 1); i += 1
+        case p => paths.add(p)
+      }
+      i += 1
+    }
+    val command = args.headOption.getOrElse("")
+    if (paths.isEmpty || (command == "migrate") != (to != null)) {
+      System.err.println(usage)
       sys.exit(64)
     }
-    val paths = args.drop(1).toSeq.asJava
-    val out = args(0) match {
+    val out = command match {
       case "inspect" => inspect(paths)
       case "verify" => verify(paths)
-      case "add" => add(paths, null)
-      case "strip" => strip(paths, null)
       case "roundtrip" => roundtrip(paths)
-      case "migrate" => migrate(args.drop(2).toSeq.asJava, null, args(1))
-      case "alp-decode" => alpDecode(paths, null)
-      case other => System.err.println(s"unknown command $other"); sys.exit(64)
+      case "add" => add(paths, output)
+      case "strip" => strip(paths, output)
+      case "migrate" => migrate(paths, output, to)
+      case "alp-decode" => alpDecode(paths, output)
+      case other => System.err.println(s"unknown command $other; $usage"); sys.exit(64)
     }
-    println(out)
+    System.out.println(out)
+    System.out.flush()
   }
 }

@@ -3,7 +3,8 @@ package io.superspark.parquet.footer
 import java.nio.ByteBuffer
 
 /**
- * Apache Thrift's compact protocol, write side only, into a growing byte array: the
+ * Apache Thrift's compact protocol, write side (the read side: [[ThriftCompactReader]]; the
+ * compact type ids are in the companion), into a growing byte array: the
  * encodings of `TCompactProtocol` (field headers as deltas when 1..15 after the previous id,
  * else type + zigzag id; zigzag varints for i16/i32/i64; little-endian doubles; booleans in
  * the field header; list headers with the size in the high nibble below 15). Pure codec.
@@ -104,5 +105,8 @@ object ThriftCompactWriter {
   val Double = 7
   val Binary = 8
   val List = 9
+  val Set = 10
+  val Map = 11
   val Struct = 12
+  val Uuid = 13
 }

@@ -72,6 +72,118 @@ object ThriftToFlatBuffer {
     v
   }
 
+  /**
+   * A Thrift `Statistics` struct's fields as the FlatBuffer stores them (null: not set), filled
+   * from parquet-java's object ([[ThriftToFlatBuffer]]) or from the compact bytes
+   * ([[ThriftCompactToFlatBuffer]]).
+   */
+  private[footer] final class StatisticsFields {
+    var nullCount: java.lang.Long = null
+    var distinctCount: java.lang.Long = null
+    var minValue: Array[Byte] = null
+    var maxValue: Array[Byte] = null
+    var legacyMin: Array[Byte] = null
+    var legacyMax: Array[Byte] = null
+    var isMinValueExact: java.lang.Boolean = null
+    var isMaxValueExact: java.lang.Boolean = null
+    var nanCount: java.lang.Long = null
+  }
+
+  /** A value encoded as in parquet3.fbs's Statistics comment. */
+  private final class Packed(val lo4: Long, val lo8: Long, val hi8: Long, val len: Int, val suffix: Int)
+
+  private def pack(b: FlatBufferBuilder, value: Array[Byte], prefixLen: Int, width: Int): Packed = {
+    if (width > 0) {
+      if (value.length == width) {
+        width match {
+          case 1 | 4 => new Packed(littleEndian(value, 0, width), 0, 0, width, 0)
+          case 8 => new Packed(0, littleEndian(value, 0, 8), 0, 8, 0)
+          case 12 => new Packed(littleEndian(value, 0, 4), littleEndian(value, 4, 8), 0, 12, 0)
+        }
+      } else new Packed(0, 0, 0, -1, b.createByteVector(value))
+    } else {
+      val n = value.length - prefixLen
+      if (n <= 16) {
+        new Packed(0, packBigEndian(value, prefixLen, n, 0), packBigEndian(value, prefixLen, n, 1), n, 0)
+      } else new Packed(0, 0, 0, -1, b.createByteVector(value, prefixLen, n))
+    }
+  }
+
+  /** Adds a packed min or max (its suffix vector, or its words and length) to the open Statistics table. */
+  private def addPacked(b: FlatBufferBuilder, p: Packed, suffix: (FlatBufferBuilder, Int) => Unit,
+      lo4: (FlatBufferBuilder, Long) => Unit, lo8: (FlatBufferBuilder, Long) => Unit, hi8: (FlatBufferBuilder, Long) => Unit,
+      len: (FlatBufferBuilder, Byte) => Unit): Unit =
+    if (p.suffix != 0) suffix(b, p.suffix)
+    else {
+      if (p.lo4 != 0) lo4(b, p.lo4)
+      if (p.lo8 != 0) lo8(b, p.lo8)
+      if (p.hi8 != 0) hi8(b, p.hi8)
+      len(b, p.len.toByte)
+    }
+
+  /** The FlatBuffer `Statistics` table of `s` for a column of `physicalType`. */
+  private[footer] def statistics(b: FlatBufferBuilder, s: StatisticsFields, physicalType: Byte): Int = {
+    val width = fixedWidth(physicalType)
+    val min = s.minValue
+    val max = s.maxValue
+    val prefixLen = if (width < 0 && min != null && max != null) commonPrefix(min, max) else 0
+    val prefix = if (prefixLen > 0) b.createByteVector(min, 0, prefixLen) else 0
+    val pMin = if (min != null) pack(b, min, prefixLen, width) else null
+    val pMax = if (max != null) pack(b, max, prefixLen, width) else null
+    var legacySame = 0
+    val legacyMinVec = if (s.legacyMin == null) 0
+      else if (min != null && java.util.Arrays.equals(s.legacyMin, min)) { legacySame |= 1; 0 }
+      else b.createByteVector(s.legacyMin)
+    val legacyMaxVec = if (s.legacyMax == null) 0
+      else if (max != null && java.util.Arrays.equals(s.legacyMax, max)) { legacySame |= 2; 0 }
+      else b.createByteVector(s.legacyMax)
+
+    fb.Statistics.startStatistics(b)
+    if (s.nullCount != null) fb.Statistics.addNullCount(b, s.nullCount)
+    if (s.distinctCount != null) fb.Statistics.addDistinctCount(b, s.distinctCount)
+    if (pMin != null) addPacked(b, pMin, fb.Statistics.addMinSuffix, fb.Statistics.addMinLo4, fb.Statistics.addMinLo8,
+      fb.Statistics.addMinHi8, fb.Statistics.addMinLen)
+    if (pMax != null) addPacked(b, pMax, fb.Statistics.addMaxSuffix, fb.Statistics.addMaxLo4, fb.Statistics.addMaxLo8,
+      fb.Statistics.addMaxHi8, fb.Statistics.addMaxLen)
+    if (prefix != 0) fb.Statistics.addPrefix(b, prefix)
+    if (s.isMinValueExact != null) fb.Statistics.addIsMinValueExact(b, s.isMinValueExact)
+    if (s.isMaxValueExact != null) fb.Statistics.addIsMaxValueExact(b, s.isMaxValueExact)
+    if (legacySame != 0) fb.Statistics.addLegacySame(b, legacySame)
+    if (legacyMinVec != 0) fb.Statistics.addLegacyMin(b, legacyMinVec)
+    if (legacyMaxVec != 0) fb.Statistics.addLegacyMax(b, legacyMaxVec)
+    if (s.nanCount != null) fb.Statistics.addNanCount(b, s.nanCount)
+    fb.Statistics.endStatistics(b)
+  }
+
+  /** The v1 extension slot's vector, or 0 when there are no extensions. */
+  private[footer] def extensionsVector(b: FlatBufferBuilder, extensions: Seq[FooterExtension]): Int =
+    if (extensions.isEmpty) 0 else fb.FileMetaData.createExtensionsVector(b,
+      extensions.map { e =>
+        val data = fb.Extension.createDataVector(b, e.data)
+        fb.Extension.startExtension(b)
+        fb.Extension.addUuid(b, fb.ExtensionUuid.createExtensionUuid(b,
+          e.uuid.getMostSignificantBits, e.uuid.getLeastSignificantBits))
+        fb.Extension.addData(b, data)
+        fb.Extension.endExtension(b)
+      }.toArray)
+
+  /** Ends the root table (offsets 0: absent) and returns the finished buffer. */
+  private[footer] def finishRoot(b: FlatBufferBuilder, version: Int, schema: Int, numRows: Long, rowGroups: Int,
+      kv: Int, createdBy: Int, extensions: Int): Array[Byte] = {
+    fb.FileMetaData.startFileMetaData(b)
+    fb.FileMetaData.addVersion(b, version)
+    fb.FileMetaData.addSchema(b, schema)
+    fb.FileMetaData.addNumRows(b, numRows)
+    if (rowGroups != 0) fb.FileMetaData.addRowGroups(b, rowGroups)
+    if (kv != 0) fb.FileMetaData.addKv(b, kv)
+    if (createdBy != 0) fb.FileMetaData.addCreatedBy(b, createdBy)
+    fb.FileMetaData.addSchemaVersion(b, SchemaVersion)
+    if (extensions != 0) fb.FileMetaData.addExtensions(b, extensions)
+    val root = fb.FileMetaData.endFileMetaData(b)
+    b.finish(root)
+    b.sizedByteArray()
+  }
+
   /** Byte width of a physical type's plain value, or -1 for variable-width types. */
   private[footer] def fixedWidth(physicalType: Byte): Int = physicalType match {
     case fb.Type.BOOLEAN => 1
@@ -115,28 +227,8 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     val createdBy = if (md.getCreated_by != null) string(md.getCreated_by) else 0
     val schemaVec = schemaElements(schema, orders)
     val rowGroupsVec = rowGroups.map(fb.FileMetaData.createRowGroupsVector(b, _)).getOrElse(0)
-    val extensionsVec = if (extensions.isEmpty) 0 else fb.FileMetaData.createExtensionsVector(b,
-      extensions.map { e =>
-        val data = fb.Extension.createDataVector(b, e.data)
-        fb.Extension.startExtension(b)
-        fb.Extension.addUuid(b, fb.ExtensionUuid.createExtensionUuid(b,
-          e.uuid.getMostSignificantBits, e.uuid.getLeastSignificantBits))
-        fb.Extension.addData(b, data)
-        fb.Extension.endExtension(b)
-      }.toArray)
-
-    fb.FileMetaData.startFileMetaData(b)
-    fb.FileMetaData.addVersion(b, md.getVersion)
-    fb.FileMetaData.addSchema(b, schemaVec)
-    fb.FileMetaData.addNumRows(b, md.getNum_rows)
-    if (rowGroupsVec != 0) fb.FileMetaData.addRowGroups(b, rowGroupsVec)
-    if (kv != 0) fb.FileMetaData.addKv(b, kv)
-    if (createdBy != 0) fb.FileMetaData.addCreatedBy(b, createdBy)
-    fb.FileMetaData.addSchemaVersion(b, SchemaVersion)
-    if (extensionsVec != 0) fb.FileMetaData.addExtensions(b, extensionsVec)
-    val root = fb.FileMetaData.endFileMetaData(b)
-    b.finish(root)
-    b.sizedByteArray()
+    val extensionsVec = extensionsVector(b, extensions)
+    finishRoot(b, md.getVersion, schemaVec, md.getNum_rows, rowGroupsVec, kv, createdBy, extensionsVec)
   }
 
   // ---- schema ----
@@ -372,73 +464,18 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     out
   }
 
-  /** A value encoded as in parquet3.fbs's Statistics comment. */
-  private final class Packed(val lo4: Long, val lo8: Long, val hi8: Long, val len: Int, val suffix: Int)
-
-  private def pack(value: Array[Byte], prefixLen: Int, width: Int): Packed = {
-    if (width > 0) {
-      if (value.length == width) {
-        width match {
-          case 1 | 4 => new Packed(littleEndian(value, 0, width), 0, 0, width, 0)
-          case 8 => new Packed(0, littleEndian(value, 0, 8), 0, 8, 0)
-          case 12 => new Packed(littleEndian(value, 0, 4), littleEndian(value, 4, 8), 0, 12, 0)
-        }
-      } else new Packed(0, 0, 0, -1, b.createByteVector(value))
-    } else {
-      val n = value.length - prefixLen
-      if (n <= 16) {
-        new Packed(0, packBigEndian(value, prefixLen, n, 0), packBigEndian(value, prefixLen, n, 1), n, 0)
-      } else new Packed(0, 0, 0, -1, b.createByteVector(value, prefixLen, n))
-    }
-  }
-
   private def statistics(s: TStatistics, physicalType: Byte, nanCount: Option[Long]): Int = {
-    val width = fixedWidth(physicalType)
-    val min = if (s.isSetMin_value) bytesOf(s.bufferForMin_value) else null
-    val max = if (s.isSetMax_value) bytesOf(s.bufferForMax_value) else null
-    val prefixLen = if (width < 0 && min != null && max != null) commonPrefix(min, max) else 0
-    val prefix = if (prefixLen > 0) b.createByteVector(min, 0, prefixLen) else 0
-    val pMin = if (min != null) pack(min, prefixLen, width) else null
-    val pMax = if (max != null) pack(max, prefixLen, width) else null
-    val legacyMin = if (s.isSetMin) bytesOf(s.bufferForMin) else null
-    val legacyMax = if (s.isSetMax) bytesOf(s.bufferForMax) else null
-    var legacySame = 0
-    val legacyMinVec = if (legacyMin == null) 0
-      else if (min != null && java.util.Arrays.equals(legacyMin, min)) { legacySame |= 1; 0 }
-      else b.createByteVector(legacyMin)
-    val legacyMaxVec = if (legacyMax == null) 0
-      else if (max != null && java.util.Arrays.equals(legacyMax, max)) { legacySame |= 2; 0 }
-      else b.createByteVector(legacyMax)
-
-    fb.Statistics.startStatistics(b)
-    if (s.isSetNull_count) fb.Statistics.addNullCount(b, s.getNull_count)
-    if (s.isSetDistinct_count) fb.Statistics.addDistinctCount(b, s.getDistinct_count)
-    if (pMin != null) {
-      if (pMin.suffix != 0) fb.Statistics.addMinSuffix(b, pMin.suffix)
-      else {
-        if (pMin.lo4 != 0) fb.Statistics.addMinLo4(b, pMin.lo4)
-        if (pMin.lo8 != 0) fb.Statistics.addMinLo8(b, pMin.lo8)
-        if (pMin.hi8 != 0) fb.Statistics.addMinHi8(b, pMin.hi8)
-        fb.Statistics.addMinLen(b, pMin.len.toByte)
-      }
-    }
-    if (pMax != null) {
-      if (pMax.suffix != 0) fb.Statistics.addMaxSuffix(b, pMax.suffix)
-      else {
-        if (pMax.lo4 != 0) fb.Statistics.addMaxLo4(b, pMax.lo4)
-        if (pMax.lo8 != 0) fb.Statistics.addMaxLo8(b, pMax.lo8)
-        if (pMax.hi8 != 0) fb.Statistics.addMaxHi8(b, pMax.hi8)
-        fb.Statistics.addMaxLen(b, pMax.len.toByte)
-      }
-    }
-    if (prefix != 0) fb.Statistics.addPrefix(b, prefix)
-    if (s.isSetIs_min_value_exact) fb.Statistics.addIsMinValueExact(b, s.isIs_min_value_exact)
-    if (s.isSetIs_max_value_exact) fb.Statistics.addIsMaxValueExact(b, s.isIs_max_value_exact)
-    if (legacySame != 0) fb.Statistics.addLegacySame(b, legacySame)
-    if (legacyMinVec != 0) fb.Statistics.addLegacyMin(b, legacyMinVec)
-    if (legacyMaxVec != 0) fb.Statistics.addLegacyMax(b, legacyMaxVec)
-    nanCount.foreach(fb.Statistics.addNanCount(b, _))
-    fb.Statistics.endStatistics(b)
+    val f = new StatisticsFields
+    if (s.isSetNull_count) f.nullCount = s.getNull_count
+    if (s.isSetDistinct_count) f.distinctCount = s.getDistinct_count
+    if (s.isSetMin_value) f.minValue = bytesOf(s.bufferForMin_value)
+    if (s.isSetMax_value) f.maxValue = bytesOf(s.bufferForMax_value)
+    if (s.isSetMin) f.legacyMin = bytesOf(s.bufferForMin)
+    if (s.isSetMax) f.legacyMax = bytesOf(s.bufferForMax)
+    if (s.isSetIs_min_value_exact) f.isMinValueExact = s.isIs_min_value_exact
+    if (s.isSetIs_max_value_exact) f.isMaxValueExact = s.isIs_max_value_exact
+    nanCount.foreach(n => f.nanCount = n)
+    ThriftToFlatBuffer.statistics(b, f, physicalType)
   }
 
   private def longs(values: JList[java.lang.Long]): Int = longsCache.getOrElseUpdate(values, {

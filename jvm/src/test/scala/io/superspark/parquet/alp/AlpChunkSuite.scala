@@ -149,6 +149,42 @@ class AlpChunkSuite extends AnyFunSuite {
     }
   }
 
+  test("UNCOMPRESSED pages decode in place, from inside a larger buffer, with offsets in the chunk") {
+    for (optional <- Seq(false, true)) {
+      val v = doubles(5000, optional)
+      val chunk = AlpChunk.encode(v, AlpChunk.Uncompressed, pageRows = 1500)
+      assert(!chunk.compressed)
+      val buf = Array.fill[Byte](7)(0x55) ++ chunk.bytes ++ Array.fill[Byte](9)(0x55)
+      for (c <- Seq[PageCompression](AlpChunk.Uncompressed,
+          new ParquetPageCompression(CompressionCodecName.UNCOMPRESSED, new Configuration()))) {
+        assert(c.isIdentity)
+        val out = AlpValues.allocate(AlpType.Double, 5000, optional)
+        assert(AlpChunk.decode(buf, 7, chunk.bytes.length, out, c, chunk.pages) == 4)
+        same(v, out)
+      }
+    }
+    // a page stored uncompressed whose two sizes disagree: a decompression error at the body
+    val b = AlpChunk.encode(doubles(100, optional = false), AlpChunk.Uncompressed).bytes
+    val walker = new io.superspark.parquet.footer.ThriftWalker(b)
+    walker.fields((_, _) => false)
+    val body = b.drop(walker.pos)
+    val w = new io.superspark.parquet.footer.ThriftCompactWriter(32)
+    w.structBegin()
+    w.i32Field(1, AlpChunk.DataPage)
+    w.i32Field(2, body.length + 1)
+    w.i32Field(3, body.length)
+    w.structField(5)
+    w.i32Field(1, 100)
+    w.i32Field(2, AlpChunk.AlpEncoding)
+    w.i32Field(3, AlpChunk.RleEncoding)
+    w.i32Field(4, AlpChunk.RleEncoding)
+    w.structEnd()
+    w.structEnd()
+    val header = w.toByteArray
+    val r = decodeError(header ++ body, 100)
+    assert(r.code == "decompression" && r.offset == header.length, r.toString)
+  }
+
   test("a page encoded as something else than ALP is refused") {
     val v = doubles(100, optional = false)
     val plain = AlpChunk.encodePlain(v, AlpChunk.Uncompressed).bytes

@@ -136,8 +136,66 @@ object FooterFuzz {
     c
   }
 
+  final case class TranscoderCounts(var inputs: Int = 0, var exact: Int = 0, var notExact: Int = 0,
+      var malformed: Int = 0, var refused: Int = 0, failures: collection.mutable.ArrayBuffer[String] =
+        collection.mutable.ArrayBuffer.empty) {
+    override def toString: String =
+      s"transcoder: inputs=$inputs exact=$exact rebuild_differs=$notExact malformed=$malformed refused=$refused " +
+        s"failures=${failures.size}"
+  }
+
+  /**
+   * Mutations of plain Thrift footers through the transcoder (`ThriftCompactToFlatBuffer`) and
+   * `add`'s check. Passes: a [[MalformedThriftFooterException]] whose offset lies in the
+   * footer, a refusal, a FlatBuffer whose rebuild differs (`add` then takes parquet-java's
+   * path) or cannot be made, or an exact rebuild whose FlatBuffer decodes to what parquet-java
+   * reads from the mutated bytes. Failures: any other exception, wrong metadata behind an exact
+   * rebuild, an input over one second.
+   */
+  def runTranscoder(n: Int, seed: Long, log: String => Unit = println): TranscoderCounts = {
+    val dir = Files.createTempDirectory("footer-fuzz-transcoder")
+    val footers = Seq(
+      FooterTestFiles.writeAllTypes(dir, "v1-uncompressed.parquet", codec = CompressionCodecName.UNCOMPRESSED, rows = 10),
+      FooterTestFiles.writeAllTypes(dir, "v2-snappy-bloom.parquet", version = WriterVersion.PARQUET_2_0, bloom = true,
+        rows = 300)).map(FooterFiles.readFooter)
+    val c = TranscoderCounts()
+    val rnd = new Random(seed)
+    (0 until n).foreach { i =>
+      val in = footers(rnd.nextInt(footers.size))
+      val (bytes, at) = mutate(in.footer, 0, in.footer.length, rnd)
+      val started = System.nanoTime()
+      try {
+        val fb = ThriftCompactToFlatBuffer.convert(bytes)
+        val rebuilt = try Some(FlatBufferToThrift.rebuild(fb)) catch { case _: UnrebuildableFooterException => None }
+        if (rebuilt.exists(java.util.Arrays.equals(_, bytes))) {
+          c.exact += 1
+          val expected = try Some(FooterReader.thrift(in.copy(footer = bytes))) catch { case _: ParquetFooterException => None }
+          // Both read it alike, or both refuse it (a Thrift footer parquet-java parses but cannot turn into metadata).
+          FooterReader.decodeFlatBuffer(ByteBuffer.wrap(fb), Projection(lazyStatistics = false)) match {
+            case Right(md) if expected.exists(same(md, _)) =>
+            case Left(_) if expected.isEmpty =>
+            case other => c.failures += s"${in.path}: byte $at changed, exact rebuild, but the FlatBuffer reads " +
+              s"${other.fold(_.toString, _ => "other metadata")} than parquet-java (${expected.map(_ => "read").getOrElse("refused")})"
+          }
+        } else c.notExact += 1
+      } catch {
+        case e: MalformedThriftFooterException =>
+          c.malformed += 1
+          if (e.reason.offset < 0 || e.reason.offset > bytes.length) c.failures += s"${in.path}: byte $at: offset out of the footer: $e"
+        case _: UnrepresentableFooterException => c.refused += 1
+        case e: Exception => c.failures += s"${in.path}: byte $at: unchecked ${e.getClass.getName}: ${e.getMessage}"
+      }
+      val ms = (System.nanoTime() - started) / 1000000
+      if (ms > 1000) c.failures += s"${in.path}: input $i (byte $at) took $ms ms"
+      c.inputs += 1
+    }
+    c.failures.take(20).foreach(f => log(s"FAIL $f"))
+    c
+  }
+
   def main(args: Array[String]): Unit = io.superspark.FuzzMain.run("fuzz-footer", args) { (n, seed) =>
     val c = run(n, seed)
-    (c.toString, c.failures.nonEmpty)
+    val t = runTranscoder(n, seed)
+    (s"$c; $t", c.failures.nonEmpty || t.failures.nonEmpty)
   }
 }

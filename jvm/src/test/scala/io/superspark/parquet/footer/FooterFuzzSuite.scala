@@ -12,4 +12,12 @@ class FooterFuzzSuite extends AnyFunSuite {
     // Every outcome class is reached, so the slice exercises each check.
     assert(c.flatBuffer > 0 && c.thrift > 0 && c.errors > 0 && c.refused > 0 && c.openedBehindCrc > 0, c.toString)
   }
+
+  test("1,000 seeded Thrift footer mutations through the transcoder: clear errors, no wrong metadata") {
+    val c = FooterFuzz.runTranscoder(1000, seed = 20261123L, log = info(_))
+    info(c.toString)
+    assert(c.inputs == 1000)
+    assert(c.failures.isEmpty, c.failures.mkString("\n"))
+    assert(c.exact > 0 && c.notExact > 0 && c.malformed > 0, c.toString)
+  }
 }
