@@ -24,6 +24,8 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
 
   /** A uvarint ([[Varint.uvarintLength]]'s rule); unsigned: negative means 2^63 or more. */
   def uvarint(): Long = {
+    // One byte (most ids and tags): a uvarint by every rule.
+    if (pos < end && buf(pos) >= 0) { val v = buf(pos).toLong; pos += 1; return v }
     val n = Varint.uvarintLength(buf, pos, end)
     if (n < 0) fail(Varint.uvarintProblem(n))
     val v = Varint.uvarintValue(buf, pos, n)
@@ -79,12 +81,6 @@ final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf
 }
 
 object Cursor {
-  private object ByteOrder {
-    private val view = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-      classOf[Array[Long]], java.nio.ByteOrder.LITTLE_ENDIAN)
-    def getLong(b: Array[Byte], i: Int): Long = view.get(b, i).asInstanceOf[Long]
-  }
-
   /** Maps a position in a buffer to an error message with a byte offset. */
   trait Where {
     def error(pos: Int, msg: String): BsupException
@@ -108,8 +104,9 @@ object Cursor {
   def isValidUtf8(b: Array[Byte], off: Int, len: Int): Boolean = {
     var i = off
     val end = off + len
-    // ASCII fast path, eight bytes at a time.
-    while (i + 8 <= end && (ByteOrder.getLong(b, i) & 0x8080808080808080L) == 0) i += 8
+    // ASCII fast path. (Not eight bytes at a time through a VarHandle: called from Scala, its
+    // `get` returns a boxed Long, an allocation per eight bytes.)
+    while (i < end && b(i) >= 0) i += 1
     while (i < end) {
       val c = b(i) & 0xff
       if (c < 0x80) i += 1

@@ -85,82 +85,107 @@ object ValueCodec {
   def readTag(c: Cursor): Int = c.tag()
 
   /** Decodes the tag-encoded value at the cursor. */
-  def decodeTagged(t: SuperType, c: Cursor): Any = {
+  def decodeTagged(t: SuperType, c: Cursor): Any = walkTagged(t, c, build = true)
+
+  /** Decodes the body `buf[off, off+len)` of a non-null value of type `t`. */
+  def decodeBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Any =
+    walk(t, buf, off, len, parent, build = true)
+
+  /**
+   * Checks the body `buf[off, off+len)` of a non-null value of type `t` by every rule
+   * [[decodeBody]] applies, failing with the same errors, without building the value (no
+   * strings, numbers or collections are allocated): what schema inference does with the
+   * values it samples.
+   */
+  def checkBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Unit =
+    walk(t, buf, off, len, parent, build = false)
+
+  private def walkTagged(t: SuperType, c: Cursor, build: Boolean): Any = {
     val len = readTag(c)
     if (len < 0) null
     else {
       val off = c.pos
       c.pos += len
-      decodeBody(t, c.buf, off, len, c)
+      walk(t, c.buf, off, len, c, build)
     }
   }
 
-  /** Decodes the body `buf[off, off+len)` of a non-null value of type `t`. */
-  def decodeBody(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor): Any = t match {
-    case p: PrimitiveType => decodePrimitive(p.id, buf, off, len, parent)
-    case NamedType(_, inner) => decodeBody(inner, buf, off, len, parent)
-    case r: RecursiveRef => decodeBody(r.target, buf, off, len, parent)
+  /** The one walk over a value's bytes: decodes it (`build`), or only checks it (returns null). */
+  private def walk(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor, build: Boolean): Any = t match {
+    case p: PrimitiveType =>
+      if (build) decodePrimitive(p.id, buf, off, len, parent) else { checkPrimitive(p.id, buf, off, len, parent); null }
+    case NamedType(_, inner) => walk(inner, buf, off, len, parent, build)
+    case r: RecursiveRef => walk(r.target, buf, off, len, parent, build)
     // An error value is encoded exactly as its underlying value (as the reference does).
-    case ErrorType(inner) => ErrorValue(decodeBody(inner, buf, off, len, parent))
+    case ErrorType(inner) =>
+      val v = walk(inner, buf, off, len, parent, build)
+      if (build) ErrorValue(v) else null
     case RecordType(fields) =>
       val c = sub(parent, off, len)
-      val out = new Array[Any](fields.size)
+      val out = if (build) new Array[Any](fields.size) else null
       var i = 0
       while (i < fields.size) {
         if (!c.hasMore) c.fail(s"record value has $i fields, its type has ${fields.size}")
-        out(i) = decodeTagged(fields(i).typ, c)
+        val v = walkTagged(fields(i).typ, c, build)
+        if (build) out(i) = v
         i += 1
       }
       expectEnd(c, "record")
-      out.toIndexedSeq
+      if (build) out.toIndexedSeq else null
     case ArrayType(e) =>
       val c = sub(parent, off, len)
-      val out = IndexedSeq.newBuilder[Any]
-      while (c.hasMore) out += decodeTagged(e, c)
-      out.result()
+      val out = if (build) IndexedSeq.newBuilder[Any] else null
+      while (c.hasMore) {
+        val v = walkTagged(e, c, build)
+        if (build) out += v
+      }
+      if (build) out.result() else null
     case SetType(e) =>
       val c = sub(parent, off, len)
-      val out = IndexedSeq.newBuilder[Any]
+      val out = if (build) IndexedSeq.newBuilder[Any] else null
       var prevStart = -1; var prevEnd = -1
       while (c.hasMore) {
         val start = c.pos
-        out += decodeTagged(e, c)
+        val v = walkTagged(e, c, build)
+        if (build) out += v
         checkOrder(c, "set element", prevStart, prevEnd, start, c.pos)
         prevStart = start; prevEnd = c.pos
       }
-      out.result()
+      if (build) out.result() else null
     case MapType(kt, vt) =>
       val c = sub(parent, off, len)
-      val out = IndexedSeq.newBuilder[(Any, Any)]
+      val out = if (build) IndexedSeq.newBuilder[(Any, Any)] else null
       var prevStart = -1; var prevEnd = -1
       while (c.hasMore) {
         val start = c.pos
-        val k = decodeTagged(kt, c)
+        val k = walkTagged(kt, c, build)
         checkOrder(c, "map key", prevStart, prevEnd, start, c.pos)
         prevStart = start; prevEnd = c.pos
         if (!c.hasMore) c.fail("map value missing after its key")
-        out += (k -> decodeTagged(vt, c))
+        val v = walkTagged(vt, c, build)
+        if (build) out += (k -> v)
       }
-      out.result()
+      if (build) out.result() else null
     case UnionType(types) =>
       val c = sub(parent, off, len)
       val sel = unionSelector(c, types.size)
-      val v = decodeTagged(types(sel), c)
+      val v = walkTagged(types(sel), c, build)
       expectEnd(c, "union")
-      UnionValue(sel, v)
+      if (build) UnionValue(sel, v) else null
     case FusionType(inner) =>
       val c = sub(parent, off, len)
       if (!c.hasMore) c.fail("fusion value has no value")
-      val v = decodeTagged(inner, c)
+      val v = walkTagged(inner, c, build)
       val at = c.pos
       val tl = readTag(c)
       if (tl < 0) c.fail("fusion value has a null subtype", at)
       val subtype = TypeValues.decode(sub(c, c.pos, tl))
       c.pos += tl
       expectEnd(c, "fusion")
-      FusionValue(v, subtype)
+      if (build) FusionValue(v, subtype) else null
     case EnumType(symbols) =>
-      EnumValue(enumIndex(parent, buf, off, len, symbols.size))
+      val idx = enumIndex(parent, buf, off, len, symbols.size)
+      if (build) EnumValue(idx) else null
   }
 
   /**
@@ -222,41 +247,65 @@ object ValueCodec {
     c
   }
 
-  def decodePrimitive(id: Int, b: Array[Byte], off: Int, len: Int, c: Cursor): Any = {
+  /**
+   * Checks a primitive body by every rule [[decodePrimitive]] applies (size, minimal integers,
+   * ranges, UTF-8, ...), with the same errors, without building the value.
+   */
+  def checkPrimitive(id: Int, b: Array[Byte], off: Int, len: Int, c: Cursor): Unit = {
     checkPrimitiveSize(c, id, off, len)
     id match {
-      case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 => Varint.decodeCountedUnsigned(b, off, len)
-      case SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 => BigInt(Varint.decodeBigUnsigned(b, off, len))
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 =>
         val v = Varint.decodeCountedSigned(b, off, len)
         val (lo, hi) = signedRange(id)
         if (v < lo || v > hi) c.fail(s"${SuperType.primitive(id).name} value $v out of range", off)
-        v
-      case SuperType.Int64 => Varint.decodeCountedSigned(b, off, len)
-      case SuperType.Int128 | SuperType.Int256 => BigInt(Varint.decodeBigSigned(b, off, len))
-      case SuperType.Duration => Duration(Varint.decodeCountedSigned(b, off, len))
-      case SuperType.Time => Time(Varint.decodeCountedSigned(b, off, len))
-      case SuperType.Float16 => Numbers.halfToFloat((b(off) & 0xff) | ((b(off + 1) & 0xff) << 8))
-      case SuperType.Float32 => java.lang.Float.intBitsToFloat(Varint.decodeCountedUnsigned(b, off, 4).toInt)
-      case SuperType.Float64 => java.lang.Double.longBitsToDouble(Varint.decodeCountedUnsigned(b, off, 8))
-      case SuperType.Float128 => Numbers.wideFloatToDouble(b, off, 128)
-      case SuperType.Float256 => Numbers.wideFloatToDouble(b, off, 256)
       case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
-        Numbers.decodeDecimal(b, off, len * 8).getOrElse(c.fail("decimal NaN or infinity is not supported", off))
+        decimal(b, off, len, c)
       case SuperType.Bool =>
         val v = b(off)
         if (v != 0 && v != 1) c.fail(s"bool value byte is $v, expected 0 or 1", off)
-        v == 1
-      case SuperType.Bytes => Bytes(Arrays.copyOfRange(b, off, off + len))
-      case SuperType.String => Cursor.utf8(b, off, len).getOrElse(c.fail("invalid UTF-8 in a string value", off))
-      case SuperType.Ip => InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len))
-      case SuperType.Net =>
-        IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len / 2)), netPrefixLength(c, b, off, len))
+      case SuperType.String =>
+        if (!Cursor.isValidUtf8(b, off, len)) c.fail("invalid UTF-8 in a string value", off)
+      case SuperType.Net => netPrefixLength(c, b, off, len)
       case SuperType.Type => TypeValues.decode(sub(c, off, len))
-      case SuperType.Null => null
       case SuperType.NoneId | SuperType.AllId =>
         c.fail(s"a value of type ${SuperType.primitive(id).name} must be null", off)
+      case _ =>
     }
+  }
+
+  private def decimal(b: Array[Byte], off: Int, len: Int, c: Cursor): JBigDecimal =
+    Numbers.decodeDecimal(b, off, len * 8).getOrElse(c.fail("decimal NaN or infinity is not supported", off))
+
+  def decodePrimitive(id: Int, b: Array[Byte], off: Int, len: Int, c: Cursor): Any = id match {
+    // Decoding these is their check.
+    case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
+      checkPrimitiveSize(c, id, off, len)
+      decimal(b, off, len, c)
+    case SuperType.Type =>
+      checkPrimitiveSize(c, id, off, len)
+      TypeValues.decode(sub(c, off, len))
+    case _ =>
+      checkPrimitive(id, b, off, len, c)
+      id match {
+        case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 => Varint.decodeCountedUnsigned(b, off, len)
+        case SuperType.Uint64 | SuperType.Uint128 | SuperType.Uint256 => BigInt(Varint.decodeBigUnsigned(b, off, len))
+        case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 => Varint.decodeCountedSigned(b, off, len)
+        case SuperType.Int128 | SuperType.Int256 => BigInt(Varint.decodeBigSigned(b, off, len))
+        case SuperType.Duration => Duration(Varint.decodeCountedSigned(b, off, len))
+        case SuperType.Time => Time(Varint.decodeCountedSigned(b, off, len))
+        case SuperType.Float16 => Numbers.halfToFloat((b(off) & 0xff) | ((b(off + 1) & 0xff) << 8))
+        case SuperType.Float32 => java.lang.Float.intBitsToFloat(Varint.decodeCountedUnsigned(b, off, 4).toInt)
+        case SuperType.Float64 => java.lang.Double.longBitsToDouble(Varint.decodeCountedUnsigned(b, off, 8))
+        case SuperType.Float128 => Numbers.wideFloatToDouble(b, off, 128)
+        case SuperType.Float256 => Numbers.wideFloatToDouble(b, off, 256)
+        case SuperType.Bool => b(off) == 1
+        case SuperType.Bytes => Bytes(Arrays.copyOfRange(b, off, off + len))
+        case SuperType.String => new String(b, off, len, StandardCharsets.UTF_8) // valid UTF-8 (checked)
+        case SuperType.Ip => InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len))
+        case SuperType.Net =>
+          IpNet(InetAddress.getByAddress(Arrays.copyOfRange(b, off, off + len / 2)), netPrefixLength(c, b, off, len))
+        case SuperType.Null => null
+      }
   }
 
   // ---------------------------------------------------------------- encoding

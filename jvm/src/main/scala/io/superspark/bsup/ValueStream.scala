@@ -39,6 +39,13 @@ abstract class ValueStream(val frames: FrameReader) {
 
   def value(): Value = Value(valueType, decode())
 
+  /**
+   * Checks the current value by every rule [[decode]] applies, with the same errors, without
+   * building it ([[ValueCodec.checkBody]]).
+   */
+  def check(): Unit =
+    if (valueLength >= 0) ValueCodec.checkBody(valueType, buf, valueOffset, valueLength, values)
+
   /** Forgets the current frame (the source was pointed at new bytes). */
   protected def restart(): Unit = { values = null; streamNumber = 0; frames.restart() }
 

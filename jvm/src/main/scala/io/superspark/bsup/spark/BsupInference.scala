@@ -10,8 +10,9 @@ import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 /**
  * Schema inference: the distinct top-level types of the first values of each file. The values
- * examined are decoded too, so that malformed input is seen here as it would be when reading
- * (like Spark's JSON source, which parses every record it infers from).
+ * examined are checked by every rule of decoding too (without building them), so that
+ * malformed input is seen here as it would be when reading (like Spark's JSON source, which
+ * parses every record it infers from).
  */
 object BsupInference {
   /** The schema of the values of `files` (path, length), or None when they hold no value. */
@@ -60,7 +61,7 @@ object BsupInference {
           types.add(reader.valueType)
           if (versions != null) versions.add(reader.context.version)
         }
-        try reader.decode() catch { case e: BsupException => malformed(e) }
+        try reader.check() catch { case e: BsupException => malformed(e) }
         n += 1
       }
       firstBad

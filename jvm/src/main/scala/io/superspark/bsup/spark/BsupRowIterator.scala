@@ -71,6 +71,8 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
   private abstract class TopReader {
     /** Fills the row; false when the pushed filters reject it. */
     def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean
+    /** Whether [[fill]] sets every column (to null where there is no value); else the row is cleared first. */
+    def setsEveryColumn: Boolean = false
   }
 
   private val noColumns = width - (if (corruptIdx >= 0) 1 else 0) == 0
@@ -85,7 +87,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
     if (wrapped) {
       if (wrapOrdinal < 0) new TopReader { def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = true }
       else {
-        val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions)
+        val r = SparkReaders.compile(t, requiredSchema.fields(wrapOrdinal).dataType, opts.typeOptions, reuseRows = true)
         new TopReader {
           def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = {
             r.readTo(s, off, len, row, wrapOrdinal); true
@@ -99,14 +101,16 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
             if (i == corruptIdx) f.copy(name = "\u0000corrupt") else f
           })
         } else requiredSchema
-        val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions)
+        val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions, reuseRows = true)
         filter match {
           case Some(f) => new TopReader {
             def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean =
               r.readIntoIf(s, off, len, row, f.ordinals, f.pred)
+            override def setsEveryColumn: Boolean = true
           }
           case None => new TopReader {
             def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = { r.readInto(s, off, len, row); true }
+            override def setsEveryColumn: Boolean = true
           }
         }
       case _ => new TopReader {
@@ -133,6 +137,11 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
     r
   }
 
+  private def clear(row: InternalRow): Unit = {
+    var i = 0
+    while (i < width) { row.setNullAt(i); i += 1 }
+  }
+
   private def corruptRow(msg: String): InternalRow = {
     val row = new GenericInternalRow(width)
     if (corruptIdx >= 0) row.update(corruptIdx, UTF8String.fromString(msg))
@@ -152,17 +161,18 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
         }
       if (!more) finished = true
       else {
-        // One mutable row, reused: Spark copies each row (UnsafeProjection) before asking for
-        // the next, and strings point into the frame buffer until then.
+        // One mutable row, reused (and so are the rows of nested records, outside arrays and
+        // maps): Spark copies each row (UnsafeProjection) before asking for the next, and
+        // strings point into the frame buffer until then.
         val row = mutableRow
-        var i = 0
-        while (i < width) { row.setNullAt(i); i += 1 }
         try {
           val keep =
             if (reader.valueLength >= 0) {
               src.cursor = reader.frameCursor
-              topReader().fill(src, reader.valueOffset, reader.valueLength, row)
-            } else filter.forall(_.pred(row))
+              val top = topReader()
+              if (!top.setsEveryColumn) clear(row)
+              top.fill(src, reader.valueOffset, reader.valueLength, row)
+            } else { clear(row); filter.forall(_.pred(row)) }
           if (keep) nextRow = row
         } catch {
           // Only format errors make malformed records: anything else is a bug and fails the task.

@@ -5,9 +5,10 @@ import java.math.{BigDecimal => JBigDecimal, BigInteger}
 import io.superspark.bsup._
 import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeArrayData}
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow, UnsafeArrayData}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -22,6 +23,15 @@ final class Src(var cursor: Cursor) {
   /** Reads a tag at `pos` (the body must end by `end`); returns the body length or -1 for null. */
   def tag(pos: Int, end: Int): Int = {
     val b = buf
+    if (pos < end) {
+      // A one-byte tag (a body of up to 126 bytes, or null): a uvarint by every rule.
+      val x = b(pos)
+      if (x >= 0) {
+        next = pos + 1
+        if (x == 0) return -1
+        if (x - 1 <= end - next) return x - 1
+      }
+    }
     val n = Varint.uvarintLength(b, pos, end)
     if (n < 0) fail(pos, s"bad value tag: ${Varint.uvarintProblem(n)}")
     val v = Varint.uvarintValue(b, pos, n)
@@ -56,11 +66,17 @@ object SparkReaders {
       s.fail(off, s"a value of type $src cannot be read as Spark type ${target.catalogString}")
   }
 
-  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options): ValueReader = (src, target) match {
+  /**
+   * @param reuseRows records reuse one row object per reader (set in full for each value): only
+   *                  for readers whose rows are copied before the next value is read, i.e. the
+   *                  data source's rows (turned into UnsafeRows at once) outside arrays and maps
+   */
+  def compile(src: SuperType, target: DataType, opts: SuperTypes.Options, reuseRows: Boolean = false): ValueReader =
+    (src, target) match {
     case (_, VariantType) => new VariantReader(src)
     // A fusion value reads as its value of the supertype (its first element).
     case (FusionType(inner), _) =>
-      val r = compile(inner, target, opts)
+      val r = compile(inner, target, opts, reuseRows)
       new ValueReader {
         def read(s: Src, off: Int, len: Int): Any = {
           val vl = s.tag(off, off + len)
@@ -68,7 +84,7 @@ object SparkReaders {
         }
       }
     case (u: UnionType, _) =>
-      val rs = u.types.map(m => compile(m, target, opts)).toArray
+      val rs = u.types.map(m => compile(m, target, opts, reuseRows)).toArray
       new ValueReader {
         def read(s: Src, off: Int, len: Int): Any = {
           val (sel, p, l) = readUnion(s, off, len, rs.length)
@@ -79,10 +95,10 @@ object SparkReaders {
         (!src.underlying.isInstanceOf[RecordType] || st.fieldNames.exists(_.startsWith("{"))) =>
       memberToUnionStruct(src, st, opts)
     // Names and errors unwrap after the union struct case, whose members may be named or errors.
-    case (NamedType(_, inner), _) => compile(inner, target, opts)
+    case (NamedType(_, inner), _) => compile(inner, target, opts, reuseRows)
     // An error value is encoded exactly as its underlying value.
-    case (ErrorType(inner), _) => compile(inner, target, opts)
-    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts)
+    case (ErrorType(inner), _) => compile(inner, target, opts, reuseRows)
+    case (r: RecordType, st: StructType) => new RecordReader(r, st, opts, reuseRows)
     case (ArrayType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), false)
     case (SetType(e), SArrayType(te, _)) => new ArrayReader(compile(e, te, opts), true)
     case (MapType(k, v), SMapType(tk, tv, _)) => new MapReader(compile(k, tk, opts), compile(v, tv, opts))
@@ -137,24 +153,35 @@ object SparkReaders {
     }
   }
 
-  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options) extends ValueReader {
+  /** A record into a struct; `reuseRows`: see [[compile]] (it applies to the nested records too). */
+  final class RecordReader(src: RecordType, target: StructType, opts: SuperTypes.Options, reuseRows: Boolean = false)
+      extends ValueReader {
     private val n = src.fields.size
     private val ordinals = src.fields.map(f => target.fieldNames.indexOf(f.name)).toArray
     private val readers: Array[ValueReader] = src.fields.zip(ordinals).map { case (f, o) =>
-      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts) else null
+      if (o >= 0) compile(f.typ, target.fields(o).dataType, opts, reuseRows) else null
     }.toArray
     private val width = target.length
     // Fields after the last required one are not even walked (values are read lazily).
     private val last = ordinals.lastIndexWhere(_ >= 0)
+    // Target fields that no field of the record fills: null in every row.
+    private val unfilled = (0 until width).filterNot(ordinals.contains).toArray
+
+    // Typed (unboxed) when reused: allocated once.
+    private val reused = if (reuseRows) new SpecificInternalRow(target.fields.map(_.dataType).toIndexedSeq) else null
 
     def read(s: Src, off: Int, len: Int): Any = {
-      val row = new GenericInternalRow(width)
+      val row = if (reuseRows) reused else new GenericInternalRow(width)
       readInto(s, off, len, row)
       row
     }
 
-    /** Fills `row` (whose other fields stay untouched); fields not in the target are skipped unread. */
+    /**
+     * Sets every field of `row` (a reused row: null where the record has no value); fields not
+     * in the target are skipped unread.
+     */
     def readInto(s: Src, off: Int, len: Int, row: InternalRow): Unit = {
+      setUnfilledNull(row)
       val end = off + len
       var p = off
       var i = 0
@@ -162,14 +189,19 @@ object SparkReaders {
         if (p >= end) s.fail(off, s"record value has $i fields, its type has $n")
         val l = s.tag(p, end)
         p = s.next
+        val o = ordinals(i)
         if (l >= 0) {
-          val o = ordinals(i)
           if (o >= 0) readers(i).readTo(s, p, l, row, o)
           p += l
-        }
+        } else if (o >= 0) row.setNullAt(o)
         i += 1
       }
       if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+    }
+
+    private def setUnfilledNull(row: InternalRow): Unit = {
+      var k = 0
+      while (k < unfilled.length) { row.setNullAt(unfilled(k)); k += 1 }
     }
 
     private val offsets = new Array[Int](n)
@@ -181,6 +213,7 @@ object SparkReaders {
      */
     def readIntoIf(s: Src, off: Int, len: Int, row: InternalRow, filterOrdinals: Set[Int],
         pred: InternalRow => Boolean): Boolean = {
+      setUnfilledNull(row)
       val end = off + len
       var p = off
       var i = 0
@@ -191,7 +224,9 @@ object SparkReaders {
         offsets(i) = p
         lengths(i) = l
         val o = ordinals(i)
-        if (l >= 0 && o >= 0 && filterOrdinals.contains(o)) readers(i).readTo(s, p, l, row, o)
+        if (o >= 0 && filterOrdinals.contains(o)) {
+          if (l >= 0) readers(i).readTo(s, p, l, row, o) else row.setNullAt(o)
+        }
         if (l >= 0) p += l
         i += 1
       }
@@ -200,7 +235,9 @@ object SparkReaders {
       i = 0
       while (i <= last) {
         val o = ordinals(i)
-        if (lengths(i) >= 0 && o >= 0 && !filterOrdinals.contains(o)) readers(i).readTo(s, offsets(i), lengths(i), row, o)
+        if (o >= 0 && !filterOrdinals.contains(o)) {
+          if (lengths(i) >= 0) readers(i).readTo(s, offsets(i), lengths(i), row, o) else row.setNullAt(o)
+        }
         i += 1
       }
       true
@@ -208,12 +245,25 @@ object SparkReaders {
   }
 
   final class ArrayReader(elem: ValueReader, checkOrder: Boolean) extends ValueReader {
+    // Arrays of ints, longs or doubles are decoded in one pass into a scratch array (grown as
+    // elements arrive, never sized from a length) and built unboxed; a null element sends the
+    // array to the general path.
+    private val primitive = elem match {
+      case r: IntReader if r.kind == 2 => 4
+      case r: IntReader if r.kind == 3 => 8
+      case r: DoubleReader if !r.asFloat => 8
+      case _ => 0
+    }
+    private var ints = new Array[Int](if (primitive == 4) 16 else 0)
+    private var longs = new Array[Long](if (primitive == 8) 16 else 0)
+
     def read(s: Src, off: Int, len: Int): Any = {
+      if (primitive != 0 && !checkOrder) {
+        val a = readPrimitive(s, off, off + len)
+        if (a != null) return a
+      }
       val end = off + len
-      // Count the elements (and look for nulls) first: primitive arrays without nulls are
-      // built unboxed.
       var n = 0
-      var nulls = false
       var p = off
       var prevStart = -1
       var prevEnd = -1
@@ -221,7 +271,6 @@ object SparkReaders {
         val start = p
         val l = s.tag(p, end)
         p = s.next + math.max(l, 0)
-        if (l < 0) nulls = true
         n += 1
         if (checkOrder) {
           // Set elements must be in strictly increasing byte order (tag included).
@@ -231,23 +280,9 @@ object SparkReaders {
           prevStart = start; prevEnd = p
         }
       }
-      if (!nulls) elem match {
-        case r: IntReader if r.kind == 2 =>
-          val a = new Array[Int](n)
-          p = off; var i = 0
-          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l).toInt; p += l; i += 1 }
-          return UnsafeArrayData.fromPrimitiveArray(a)
-        case r: IntReader if r.kind == 3 =>
-          val a = new Array[Long](n)
-          p = off; var i = 0
-          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.long(s, p, l); p += l; i += 1 }
-          return UnsafeArrayData.fromPrimitiveArray(a)
-        case r: DoubleReader if !r.asFloat =>
-          val a = new Array[Double](n)
-          p = off; var i = 0
-          while (p < end) { val l = s.tag(p, end); p = s.next; a(i) = r.value(s, p, l); p += l; i += 1 }
-          return UnsafeArrayData.fromPrimitiveArray(a)
-        case _ =>
+      if (primitive != 0 && checkOrder) {
+        val a = readPrimitive(s, off, end)
+        if (a != null) return a
       }
       val out = new Array[Any](n)
       p = off; var i = 0
@@ -258,6 +293,31 @@ object SparkReaders {
         i += 1
       }
       new GenericArrayData(out)
+    }
+
+    /** The elements as an unboxed array, or null when one of them is null. */
+    private def readPrimitive(s: Src, off: Int, end: Int): UnsafeArrayData = {
+      var p = off
+      var i = 0
+      while (p < end) {
+        val l = s.tag(p, end)
+        if (l < 0) return null
+        p = s.next
+        if (primitive == 4) {
+          if (i == ints.length) ints = java.util.Arrays.copyOf(ints, i * 2)
+          ints(i) = elem.asInstanceOf[IntReader].long(s, p, l).toInt
+        } else {
+          if (i == longs.length) longs = java.util.Arrays.copyOf(longs, i * 2)
+          longs(i) = elem match {
+            case r: IntReader => r.long(s, p, l)
+            case r: DoubleReader => java.lang.Double.doubleToRawLongBits(r.value(s, p, l))
+          }
+        }
+        p += l
+        i += 1
+      }
+      if (primitive == 4) UnsafeArrayData.fromPrimitiveArray(ints, Platform.INT_ARRAY_OFFSET, i, 4)
+      else UnsafeArrayData.fromPrimitiveArray(longs, Platform.LONG_ARRAY_OFFSET, i, 8)
     }
   }
 
