@@ -30,7 +30,8 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField
  * 2^64-1, 10 and 11 bytes long) written over the bytes.
  *
  * Each input goes through five paths: the file reader ([[BsupReader]], with and without the
- * file length), the cell decoder ([[CellDecoder]]), the split finder
+ * file length, and checking each value without building it as schema inference does, which
+ * must fail exactly when decoding fails), the cell decoder ([[CellDecoder]]), the split finder
  * ([[BsupReader.firstStreamStart]]), the Spark row reader ([[BsupRowIterator]] with the schema
  * inferred from the input by [[BsupInference]], whole and split in two, PERMISSIVE and
  * FAILFAST) and the Spark cell decoder (`sb_decode_all` as VARIANT).
@@ -178,6 +179,14 @@ object BsupFuzz {
       out.toSeq
     }
 
+    /** The reader checking each value without building it (what schema inference does): its count. */
+    def checkedValues(b: Array[Byte]): Seq[Int] = {
+      val r = new BsupReader(new ByteArrayInputStream(b), "fuzz.bsup", 0, b.length)
+      var n = 0
+      while (r.next()) { r.check(); n += 1 }
+      Seq(n)
+    }
+
     def cellValues(b: Array[Byte]): Seq[Value] = {
       val d = new CellDecoder("cell")
       d.reset(b)
@@ -255,7 +264,14 @@ object BsupFuzz {
       val file1 = outcome("reader", len)(values(b, knownLength = true))
       val file2 = outcome("reader (length unknown)", len)(values(b, knownLength = false))
       val cell = outcome("cell decoder", len)(cellValues(b))
-      c.decodes += 3
+      val checked = outcome("reader (check only)", len)(checkedValues(b))
+      c.decodes += 4
+      (file1, checked) match {
+        case (Decoded(a), Decoded(Seq(n))) =>
+          if (a.size != n) throw new Failure(s"reader (check only): $n values, the reader decoded ${a.size}")
+        case (Clear(_), Clear(_)) =>
+        case other => throw new Failure(s"paths disagree: reader $file1, reader (check only) $checked")
+      }
       (file1, file2, cell) match {
         case (Decoded(a), Decoded(x), Decoded(y)) =>
           if (!BsupCodecSuite.same(a, x)) throw new Failure("reader: values differ with and without the file length")
