@@ -16,8 +16,10 @@ Decode: bench/alp/AlpCodecBench.java decodes the same pages with AlpCodec, parqu
 PLAIN and BYTE_STREAM_SPLIT value readers and a bulk little-endian copy (what Spark's
 vectorized PLAIN reader does): median of BENCH_REPEATS passes after as many warm-up passes.
 
-Scan: `SELECT sum(col)`, local[2], AQE off, median of BENCH_REPEATS interleaved rounds after
-one warm-up round, in two processes one after the other (spark.sql.extensions is fixed per JVM):
+Scan: `SELECT sum(col)`, local[2], AQE off, median of BENCH_REPEATS rounds after one warm-up
+round. The two engines run in two processes at once (spark.sql.extensions is fixed per JVM),
+and the driver asks them for one query at a time, interleaving the engines column by column,
+so that the shared machine's load hits both alike:
   vanilla     Spark without the superspark extension, on each of the three pyarrow files;
   superspark  the same data written by superspark with every column in ALP (private form,
               written once, kept in bench/out/alp/alp_private) read through ALP (the scan's
@@ -163,10 +165,13 @@ def alp_chunks(df) -> int:
 
 
 def scan_engine(engine: str) -> None:
-    """One engine's scans (run in its own process: spark.sql.extensions is fixed per JVM).
-    vanilla: the three pyarrow files. superspark: the same data written by superspark with
-    every column in ALP (private form), read through ALP, and (control) through its ordinary
-    chunks with spark.superspark.parquet.alp.read=false. Prints one JSON line."""
+    """One engine's Spark session (its own process: spark.sql.extensions is fixed per JVM),
+    serving queries one at a time so that the driver can interleave the two engines. vanilla:
+    the three pyarrow files. superspark: the same data written by superspark with every column
+    in ALP (private form), read through ALP, and (control) through its ordinary chunks with
+    spark.superspark.parquet.alp.read=false. Prints `READY [cases]`, then for each `VIEW COLUMN`
+    line on stdin runs `SELECT sum(COLUMN) FROM VIEW` and prints `TIME {...}` (seconds, the sum,
+    the scan's ALP chunk count); stops at end of input."""
     spark = spark_session(engine)
     try:
         views = {}
@@ -181,50 +186,72 @@ def scan_engine(engine: str) -> None:
             views["alp"] = views["spark_ordinary"] = alp
         for v, path in views.items():
             spark.read.parquet(path).createOrReplaceTempView(v)
-        cases = [(v, c) for c in COLUMNS for v in views]
-        times: dict[tuple[str, str], list[float]] = {k: [] for k in cases}
-        sums, chunks = {}, {}
-        for rnd in range(REPEATS + 1):  # round 0 warms up
-            for v, c in cases:
-                spark.conf.set("spark.superspark.parquet.alp.read", str(v != "spark_ordinary").lower())
-                df = spark.sql(f"SELECT sum({c}) FROM {v}")
-                t = time.perf_counter()
-                val = df.collect()[0][0]
-                dt = time.perf_counter() - t
-                if not close(sums.setdefault(c, val), val):
-                    raise SystemExit(f"sum({c}) on {v} = {val}, expected {sums[c]}")
-                if engine == "superspark":
-                    chunks[f"{v}/{c}"] = alp_chunks(df)
-                if rnd:
-                    times[(v, c)].append(dt)
-        print("RESULT " + json.dumps({"times": {f"{v}/{c}": statistics.median(t) for (v, c), t in times.items()},
-                                      "sums": sums, "alp_chunks": chunks}), flush=True)
+        print("READY " + json.dumps([[v, c] for c in COLUMNS for v in views]), flush=True)
+        for line in sys.stdin:
+            v, c = line.split()
+            spark.conf.set("spark.superspark.parquet.alp.read", str(v != "spark_ordinary").lower())
+            df = spark.sql(f"SELECT sum({c}) FROM {v}")
+            t = time.perf_counter()
+            val = df.collect()[0][0]
+            dt = time.perf_counter() - t
+            chunks = alp_chunks(df) if engine == "superspark" else 0
+            print("TIME " + json.dumps({"seconds": dt, "sum": val, "alp_chunks": chunks}), flush=True)
     finally:
         spark.stop()
 
 
 def scan() -> dict[tuple[str, str], float]:
-    out, sums = {}, {}
-    for engine in ("vanilla", "superspark"):
-        res = subprocess.run([sys.executable, os.path.abspath(__file__), "scan", engine], capture_output=True,
-                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
-        line = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
-        if res.returncode or not line:
-            raise SystemExit(f"{engine} scan failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
-        r = json.loads(line[-1][len("RESULT "):])
-        for k, t in r["times"].items():
-            v, c = k.split("/")
-            out[(v, c)] = t
-        for c, s in r["sums"].items():
-            if not close(sums.setdefault(c, s), s):
-                raise SystemExit(f"sum({c}): {engine} gives {s}, the other engine {sums[c]}")
-        for k, n in r["alp_chunks"].items():
-            if k.startswith("alp/") and n <= 0:
-                raise SystemExit(f"{k}: the scan decoded no ALP column chunk")
-            if k.startswith("spark_ordinary/") and n:
-                raise SystemExit(f"{k}: the control scan decoded ALP")
-        print(f"  scan {engine}: {r['times']} alp_chunks={r['alp_chunks']}", flush=True)
+    """Both engines' sessions run at once, idle but for the one query the driver asks for: each
+    round runs every case of both engines, one query at a time, interleaved by column (the
+    order reversed every other round), so that the machine's load hits both engines alike.
+    One warm-up round, then BENCH_REPEATS timed rounds; medians."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    engines, cases = {}, []
+    try:
+        for engine in ("vanilla", "superspark"):
+            with open(os.path.join(OUT, f"scan-{engine}.log"), "w") as log:  # Spark's log, for a failed run
+                p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "scan", engine], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+            engines[engine] = p
+            ready = _reply(p, "READY ", engine)
+            cases += [(engine, v, c) for v, c in ready]
+        cases.sort(key=lambda x: COLUMNS.index(x[2]))
+        times: dict[tuple[str, str], list[float]] = {(v, c): [] for _, v, c in cases}
+        sums, chunks = {}, {}
+        for rnd in range(REPEATS + 1):  # round 0 warms up
+            for engine, v, c in (cases if rnd % 2 else cases[::-1]):
+                p = engines[engine]
+                p.stdin.write(f"{v} {c}\n")
+                p.stdin.flush()
+                r = _reply(p, "TIME ", engine)
+                if not close(sums.setdefault(c, r["sum"]), r["sum"]):
+                    raise SystemExit(f"sum({c}) on {engine} {v} = {r['sum']}, expected {sums[c]}")
+                chunks[f"{v}/{c}"] = r["alp_chunks"]
+                if rnd:
+                    times[(v, c)].append(r["seconds"])
+    finally:
+        for p in engines.values():
+            if p.stdin:
+                p.stdin.close()
+            p.wait(timeout=120)
+    for k, n in chunks.items():
+        if k.startswith("alp/") and n <= 0:
+            raise SystemExit(f"{k}: the scan decoded no ALP column chunk")
+        if k.startswith("spark_ordinary/") and n:
+            raise SystemExit(f"{k}: the control scan decoded ALP")
+    out = {k: statistics.median(t) for k, t in times.items()}
+    print(f"  scan (s, medians): { {f'{v}/{c}': round(t, 4) for (v, c), t in out.items()} } alp_chunks={chunks}",
+          flush=True)
     return out
+
+
+def _reply(p, prefix: str, engine: str):
+    """The next line of an engine process that starts with `prefix`, parsed as JSON."""
+    for line in p.stdout:
+        if line.startswith(prefix):
+            return json.loads(line[len(prefix):])
+    raise SystemExit(f"{engine} scan process exited with {p.wait()} before answering; see "
+                     f"{os.path.join(OUT, f'scan-{engine}.log')}")
 
 
 def plot(sizes: dict, alp: dict, scans: dict) -> None:
