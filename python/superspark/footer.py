@@ -96,15 +96,34 @@ def tool_classpath() -> List[str]:
     it, so that both JVMs share one class data archive (:func:`_class_data_options`)."""
     import glob
 
-    from pyspark.find_spark_home import _find_spark_home
-
     from superspark import jar_path
 
-    jars = os.path.join(_find_spark_home(), "jars")
+    jars = os.path.join(_spark_home(), "jars")
     py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
     return [py4j[0], jar_path(), os.path.join(jars, "*")]
+
+
+def _spark_home() -> str:
+    """pyspark's own ``_find_spark_home()`` (``SPARK_HOME``, else where pyspark is installed),
+    without importing the ``pyspark`` package: ``import pyspark.find_spark_home`` runs
+    ``pyspark/__init__.py``, which imports most of PySpark (about 0.3 s, a sixth of a cold
+    command-line call). Its module is loaded from its file instead."""
+    if "pyspark" in sys.modules:
+        from pyspark.find_spark_home import _find_spark_home
+
+        return _find_spark_home()
+    import importlib.util
+
+    package = importlib.util.find_spec("pyspark")
+    if package is None or not package.submodule_search_locations:
+        raise FileNotFoundError("pyspark is not installed (the footer tool runs on its jars)")
+    source = os.path.join(list(package.submodule_search_locations)[0], "find_spark_home.py")
+    spec = importlib.util.spec_from_file_location("_superspark_find_spark_home", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._find_spark_home()
 
 
 def _java() -> str:

@@ -153,8 +153,17 @@ object FooterFiles {
   final case class Built(flatBuffer: Array[Byte], exact: Boolean)
 
   private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Built =
-    transcodedExactly(thrift, extensions).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Built =
+    transcodedExactly(thrift, extensions, threads).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
+
+  /**
+   * Footers from this size on have their rebuild compared on `threads` threads (by ranges of
+   * row groups, [[FlatBufferToThrift.rebuildsExactly]]); below it a thread costs more than it saves.
+   */
+  val ParallelRebuildMinBytes: Int = 1 << 20
+
+  /** The threads the command-line tools give the rebuild check: two when there are two cores. */
+  def toolThreads: Int = math.min(2, Runtime.getRuntime.availableProcessors)
 
   private def sizeHint(thrift: Array[Byte]): Int = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt
 
@@ -162,12 +171,15 @@ object FooterFiles {
    * The fast path: the FlatBuffer transcoded from the Thrift bytes ([[ThriftCompactToFlatBuffer]]),
    * kept only when the Thrift rebuilt from it is `thrift`, byte for byte (then it carries all of
    * it). None when the bytes differ or the transcoder refused or failed: the caller then takes
-   * parquet-java's path, which decides (and words the refusals) as before.
+   * parquet-java's path, which decides (and words the refusals) as before. A footer of
+   * [[ParallelRebuildMinBytes]] or more is rebuilt and compared on `threads` threads.
    */
-  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Option[Built] =
+  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension],
+      threads: Int): Option[Built] =
     try {
       val fb = ThriftCompactToFlatBuffer.convert(thrift, extensions, sizeHint(thrift))
-      if (java.util.Arrays.equals(FlatBufferToThrift.rebuildBuilt(fb), thrift)) Some(Built(fb, exact = true)) else None
+      val parts = if (thrift.length >= ParallelRebuildMinBytes) threads else 1
+      if (FlatBufferToThrift.rebuildsExactly(fb, thrift, parts)) Some(Built(fb, exact = true)) else None
     } catch {
       case _: MalformedThriftFooterException | _: UnrepresentableFooterException | _: UnrebuildableFooterException => None
     }
@@ -249,10 +261,14 @@ object FooterFiles {
    */
   val MaxFooterBytes: Long = 100L * 1024 * 1024
 
-  /** The new tail (footer + length + magic) with the extension, in the private or intermediate form. */
+  /**
+   * The new tail (footer + length + magic) with the extension, in the private or intermediate
+   * form. `threads`: for the rebuild check of a large footer (the command-line tools give
+   * [[toolThreads]]; a Spark task keeps to its own core).
+   */
   def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = {
-    val built = buildChecked(thrift, requireRebuild = false, extensions)
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = {
+    val built = buildChecked(thrift, requireRebuild = false, extensions, threads)
     refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
     val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
     if (footer.length > MaxFooterBytes) {
@@ -265,14 +281,14 @@ object FooterFiles {
   /**
    * The tail (everything from the footer start) of a file in `form`, given its plain Thrift
    * footer: Thrift + length + PAR1 (plain), with the extension (private, intermediate), or
-   * FlatBuffer + CRCs + size + PAR3 (final).
+   * FlatBuffer + CRCs + size + PAR3 (final). `threads` as for [[extendedTail]].
    */
   def tailFor(path: String, thrift: Array[Byte], form: FooterForm,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = form match {
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = form match {
     case FooterForm.Plain => withLengthAndMagic(thrift)
-    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions)
+    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions, threads)
     case FooterForm.Final =>
-      val built = buildChecked(thrift, requireRebuild = true, extensions)
+      val built = buildChecked(thrift, requireRebuild = true, extensions, threads)
       refuseForeignExtension(thrift, built, "the final form has no Thrift footer to keep it in")
       FooterLayout.finalTail(built.flatBuffer)
   }

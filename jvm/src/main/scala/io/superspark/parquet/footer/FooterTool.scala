@@ -239,7 +239,7 @@ object FooterTool {
     }
     val thrift = FooterFiles.thriftFooter(footer)
     val newTail =
-      if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer) else FooterFiles.extendedTail(p.toString, thrift)
+      if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer) else FooterFiles.extendedTail(p.toString, thrift, threads = FooterFiles.toolThreads)
     if (!alreadyValid || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
     result(out.getOrElse(p), if (alreadyValid) "unchanged" else "added",
       "source" -> p.toString,
@@ -286,7 +286,7 @@ object FooterTool {
       if (footer.isFinal) java.util.Arrays.copyOf(footer.footer, footer.footer.length + 4).tap(t =>
         System.arraycopy(FooterLayout.FinalMagic, 0, t, t.length - 4, 4))
       else FooterFiles.withLengthAndMagic(footer.footer)
-    } else FooterFiles.tailFor(p.toString, thrift.get, to)
+    } else FooterFiles.tailFor(p.toString, thrift.get, to, threads = FooterFiles.toolThreads)
     if (!unchanged || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
     val m = result(out.getOrElse(p), if (unchanged) "unchanged" else "migrated", "source" -> p.toString,
       "from" -> from.name, "to" -> to.name, "tail_bytes" -> newTail.length,
