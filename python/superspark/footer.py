@@ -135,6 +135,16 @@ def _jvm_memory() -> str:
     return "-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g")
 
 
+def _jvm_logging() -> List[str]:
+    """SLF4J bound to its no-operation logger, named outright (unless ``SUPERSPARK_FOOTER_DEBUG``):
+    the tool's JVM logs nowhere anyway (its results and errors come back as JSON), and without
+    it the first parquet-java class that logs makes SLF4J look for providers in every jar on
+    the classpath and start Log4j 2 (about 0.5 s of a cold call, see docs/parquet-footer.md)."""
+    if os.environ.get("SUPERSPARK_FOOTER_DEBUG"):
+        return []
+    return ["-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-Dslf4j.internal.verbosity=WARN"]
+
+
 def _class_data_archive(java: str, classpath: List[str]) -> Optional[str]:
     """Where the tool JVM's class data sharing archive lives (None: switched off or no
     writable cache directory). Its name hashes the java binary and every classpath jar's path,
@@ -195,7 +205,7 @@ def _launch_tool_jvm():
     debug = sys.stderr if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else None
     port, token = launch_gateway(
         jarpath=py4j_jar, classpath=os.pathsep.join(classpath), java_path=java, die_on_exit=True,
-        javaopts=[_jvm_memory(), *cds], redirect_stderr=debug, enable_auth=True)
+        javaopts=[_jvm_memory(), *_jvm_logging(), *cds], redirect_stderr=debug, enable_auth=True)
     return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
 
 
@@ -215,7 +225,8 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []), *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
-        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *cds, "-cp", os.pathsep.join(classpath),
+        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
+                            "-cp", os.pathsep.join(classpath),
                             "io.superspark.parquet.footer.FooterTool", *args],
                            stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
         if p.returncode == 0 and tmp is not None and os.path.exists(tmp):
