@@ -19,7 +19,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
  */
 object FooterTool {
 
-  private val json = new ObjectMapper()
+  /** Built when first used; the command line's `main` builds it on a second thread meanwhile. */
+  private lazy val json = new ObjectMapper()
 
   def inspect(paths: java.util.List[String]): String = run(paths, inspectFile)
   def verify(paths: java.util.List[String]): String = run(paths, verifyFile)
@@ -320,6 +321,11 @@ object FooterTool {
       System.err.println(usage)
       sys.exit(64)
     }
+    // A cold JVM takes about 0.1 s to build Jackson's ObjectMapper (loading and linking its
+    // classes): on another thread, while this one reads and converts the footers.
+    val jsonReady = new Thread(() => { json; () }, "superspark-footer-json")
+    jsonReady.setDaemon(true)
+    jsonReady.start()
     val out = command match {
       case "inspect" => inspect(paths)
       case "verify" => verify(paths)
