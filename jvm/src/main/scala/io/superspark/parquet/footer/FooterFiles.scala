@@ -270,12 +270,12 @@ object FooterFiles {
       extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = {
     val built = buildChecked(thrift, requireRebuild = false, extensions, threads)
     refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
-    val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
-    if (footer.length > MaxFooterBytes) {
-      throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
+    val length = FooterLayout.extendedLength(thrift, built.flatBuffer)
+    if (length > MaxFooterBytes) {
+      throw new UnrepresentableFooterException(s"the footer with the extension would be $length bytes, " +
         s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
     }
-    withLengthAndMagic(footer)
+    FooterLayout.extendedTail(thrift, built.flatBuffer, form)
   }
 
   /**

@@ -253,8 +253,7 @@ object FooterTool {
   private def flatBufferBytes(tail: Array[Byte]): Int = {
     val n = tail.length
     val isFinal = java.util.Arrays.equals(tail, n - 4, n, FooterLayout.FinalMagic, 0, 4)
-    val footer = java.util.Arrays.copyOf(tail, n - (if (isFinal) 4 else 8))
-    (if (isFinal) FooterLayout.locateFinal(footer) else FooterLayout.locate(footer)) match {
+    (if (isFinal) FooterLayout.locateFinal(tail, n - 4) else FooterLayout.locate(tail, n - 8)) match {
       case FooterLayout.Present(ext) => ext.flatBufferLength
       case _ => 0
     }
