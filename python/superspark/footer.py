@@ -13,7 +13,8 @@ there is one with the superspark jar, otherwise a plain JVM started once (py4j's
 (``-XX:TieredStopAtLevel=1``: one call on a few files, quick compilation beats peak speed)
 and a class data sharing archive written on first use under ``~/.cache/superspark``
 (``SUPERSPARK_CACHE_DIR``; ``SUPERSPARK_FOOTER_CDS=off`` switches it off); the API's JVM maps
-that archive too when it exists.
+that archive too when it exists. Both bind SLF4J to its no-operation provider (no provider
+scan, no Log4j start) unless ``SUPERSPARK_FOOTER_DEBUG`` is set.
 
 Python API (each returns one dict per Parquet file; directories are walked)::
 
