@@ -92,15 +92,21 @@ object FooterFiles {
     } finally in.close()
   }
 
+  /** Reads `length` bytes at `offset`, 1 MiB at a time (see [[writeAt]]). */
   private def readFully(ch: FileChannel, offset: Long, length: Int, path: String): Array[Byte] = {
-    val buf = ByteBuffer.allocate(length)
+    val out = new Array[Byte](length)
+    var off = 0
     var pos = offset
-    while (buf.hasRemaining) {
-      val n = ch.read(buf, pos)
-      if (n < 0) throw new EOFException(s"$path: unexpected end of file at byte $pos")
-      pos += n
+    while (off < length) {
+      val buf = ByteBuffer.wrap(out, off, math.min(1 << 20, length - off))
+      while (buf.hasRemaining) {
+        val n = ch.read(buf, pos)
+        if (n < 0) throw new EOFException(s"$path: unexpected end of file at byte $pos")
+        pos += n
+        off += n
+      }
     }
-    buf.array()
+    out
   }
 
   /**
@@ -319,17 +325,17 @@ object FooterFiles {
 
   /**
    * Replaces the file's tail (from the footer start) by `newTail`. In place: writes from the
-   * first differing byte and truncates, so the data pages are never touched (not atomic:
+   * first byte that differs from `footer` (as read; the file must not have changed since)
+   * and truncates, so the data pages are never touched (not atomic:
    * an interrupted rewrite leaves a damaged tail). With `output`: copies the data bytes to a
    * temporary file next to `output`, appends `newTail` and renames it into place.
    * Removes a stale Hadoop checksum sidecar (`.name.crc`) of a file changed in place.
    */
   def rewriteTail(file: Path, footer: FooterBytes, newTail: Array[Byte], output: Option[Path]): Unit = output match {
     case None =>
-      val oldTail = {
-        val ch = FileChannel.open(file, StandardOpenOption.READ)
-        try readFully(ch, footer.footerOffset, footer.tailLength.toInt, file.toString) finally ch.close()
-      }
+      // The tail as read: the footer, then its length and magic (or PAR3), left out of the
+      // comparison (they are rewritten whenever anything before them changes).
+      val oldTail = footer.footer
       val n = math.min(oldTail.length, newTail.length)
       val m = java.util.Arrays.mismatch(oldTail, 0, n, newTail, 0, n)
       val from = if (m < 0) n else m
