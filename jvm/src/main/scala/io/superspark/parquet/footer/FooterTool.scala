@@ -320,9 +320,14 @@ object FooterTool {
       System.err.println(usage)
       sys.exit(64)
     }
-    // A cold JVM takes about 0.1 s to build Jackson's ObjectMapper (loading and linking its
-    // classes): on another thread, while this one reads and converts the footers.
-    val jsonReady = new Thread(() => { json; () }, "superspark-footer-json")
+    // A cold JVM takes about 0.1 s to build Jackson's ObjectMapper and its serializers for
+    // the results (loading and linking their classes): on another thread, while this one
+    // reads and converts the footers.
+    val jsonReady = new Thread(() => {
+      json.writeValueAsString(Seq(result(Paths.get("warm-up"), "added", "i" -> 1, "l" -> 1L, "d" -> 1.0,
+        "b" -> true)).asJava)
+      ()
+    }, "superspark-footer-json")
     jsonReady.setDaemon(true)
     jsonReady.start()
     val out = command match {
