@@ -19,8 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
  */
 object FooterTool {
 
-  /** Built when first used; the command line's `main` builds it on a second thread meanwhile. */
-  private lazy val json = new ObjectMapper()
+  private val json = new ObjectMapper()
 
   def inspect(paths: java.util.List[String]): String = run(paths, inspectFile)
   def verify(paths: java.util.List[String]): String = run(paths, verifyFile)
@@ -320,16 +319,6 @@ object FooterTool {
       System.err.println(usage)
       sys.exit(64)
     }
-    // A cold JVM takes about 0.1 s to build Jackson's ObjectMapper and its serializers for
-    // the results (loading and linking their classes): on another thread, while this one
-    // reads and converts the footers.
-    val jsonReady = new Thread(() => {
-      json.writeValueAsString(Seq(result(Paths.get("warm-up"), "added", "i" -> 1, "l" -> 1L, "d" -> 1.0,
-        "b" -> true)).asJava)
-      ()
-    }, "superspark-footer-json")
-    jsonReady.setDaemon(true)
-    jsonReady.start()
     val out = command match {
       case "inspect" => inspect(paths)
       case "verify" => verify(paths)
