@@ -177,6 +177,56 @@ def test_cli_writes_then_maps_a_class_data_archive(tmp_path):
     assert not off.exists() or not os.listdir(off)
 
 
+def test_cli_start_imports_no_pyspark_and_binds_the_nop_logger():
+    """The command line finds pyspark's jars without importing the pyspark package (its
+    ``__init__`` imports most of PySpark), in the folder pyspark's own lookup gives; the tool
+    JVM binds SLF4J's no-operation provider by name, unless SUPERSPARK_FOOTER_DEBUG is set."""
+    from pyspark.find_spark_home import _find_spark_home
+
+    probe = ("import json, sys\nfrom superspark import footer\ncp = footer.tool_classpath()\n"
+             "print(json.dumps([cp, 'pyspark' in sys.modules, footer._jvm_logging()]))")
+    env = {k: v for k, v in os.environ.items() if k != "SUPERSPARK_FOOTER_DEBUG"}
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0, p.stderr
+    classpath, imported, logging = json.loads(p.stdout)
+    assert imported is False
+    assert classpath[-1] == os.path.join(_find_spark_home(), "jars", "*")
+    assert os.path.basename(classpath[0]).startswith("py4j-")
+    assert logging == ["-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
+                       "-Dslf4j.internal.verbosity=WARN"]
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
+                       env=dict(env, SUPERSPARK_FOOTER_DEBUG="1"))
+    assert json.loads(p.stdout)[2] == []
+
+
+def test_cli_add_and_migrate_of_a_footer_checked_on_two_threads(tmp_path):
+    """A footer over 1 MiB (600 columns x 20 row groups, written by pyarrow): the command line
+    checks its rebuild by ranges of row groups on two threads (FooterFiles.ParallelRebuildMinBytes);
+    the extension verifies, strip gives the original bytes back, final -> plain too."""
+    f = str(tmp_path / "wide.parquet")
+    table = pa.table({f"c{i}": pa.array([float(i), None] * 20 if i % 2 else [f"v{i}", "w"] * 20)
+                      for i in range(600)})
+    pq.write_table(table, f, row_group_size=2)
+    original = open(f, "rb").read()
+    assert int.from_bytes(original[-8:-4], "little") > 1 << 20
+
+    def cli(*args):
+        p = subprocess.run([sys.executable, "-m", "superspark.footer", *args, "--json", f],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode in (0, 2), p.stdout + p.stderr
+        [r] = json.loads(p.stdout)
+        return r
+
+    r = cli("add")
+    assert r["status"] == "added" and r["flatbuffer_bytes"] > r["thrift_bytes"] > 1 << 20, r
+    assert cli("verify")["status"] == "valid"
+    assert cli("strip")["status"] == "stripped"
+    assert open(f, "rb").read() == original
+    assert cli("migrate", "--to", "final")["status"] == "migrated"
+    assert cli("migrate", "--to", "plain")["status"] == "migrated"
+    assert open(f, "rb").read() == original
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED = os.path.join(REPO, "jvm", "src", "main", "java", "io", "superspark", "parquet", "footer", "fbs")
 

@@ -13,7 +13,8 @@ there is one with the superspark jar, otherwise a plain JVM started once (py4j's
 (``-XX:TieredStopAtLevel=1``: one call on a few files, quick compilation beats peak speed)
 and a class data sharing archive written on first use under ``~/.cache/superspark``
 (``SUPERSPARK_CACHE_DIR``; ``SUPERSPARK_FOOTER_CDS=off`` switches it off); the API's JVM maps
-that archive too when it exists.
+that archive too when it exists. Both bind SLF4J to its no-operation provider (no provider
+scan, no Log4j start) unless ``SUPERSPARK_FOOTER_DEBUG`` is set.
 
 Python API (each returns one dict per Parquet file; directories are walked)::
 
@@ -96,15 +97,34 @@ def tool_classpath() -> List[str]:
     it, so that both JVMs share one class data archive (:func:`_class_data_options`)."""
     import glob
 
-    from pyspark.find_spark_home import _find_spark_home
-
     from superspark import jar_path
 
-    jars = os.path.join(_find_spark_home(), "jars")
+    jars = os.path.join(_spark_home(), "jars")
     py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
     return [py4j[0], jar_path(), os.path.join(jars, "*")]
+
+
+def _spark_home() -> str:
+    """pyspark's own ``_find_spark_home()`` (``SPARK_HOME``, else where pyspark is installed),
+    without importing the ``pyspark`` package: ``import pyspark.find_spark_home`` runs
+    ``pyspark/__init__.py``, which imports most of PySpark (about 0.3 s, a sixth of a cold
+    command-line call). Its module is loaded from its file instead."""
+    if "pyspark" in sys.modules:
+        from pyspark.find_spark_home import _find_spark_home
+
+        return _find_spark_home()
+    import importlib.util
+
+    package = importlib.util.find_spec("pyspark")
+    if package is None or not package.submodule_search_locations:
+        raise FileNotFoundError("pyspark is not installed (the footer tool runs on its jars)")
+    source = os.path.join(list(package.submodule_search_locations)[0], "find_spark_home.py")
+    spec = importlib.util.spec_from_file_location("_superspark_find_spark_home", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._find_spark_home()
 
 
 def _java() -> str:
@@ -114,6 +134,16 @@ def _java() -> str:
 
 def _jvm_memory() -> str:
     return "-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g")
+
+
+def _jvm_logging() -> List[str]:
+    """SLF4J bound to its no-operation logger, named outright (unless ``SUPERSPARK_FOOTER_DEBUG``):
+    the tool's JVM logs nowhere anyway (its results and errors come back as JSON), and without
+    it the first parquet-java class that logs makes SLF4J look for providers in every jar on
+    the classpath and start Log4j 2 (about 0.5 s of a cold call, see docs/parquet-footer.md)."""
+    if os.environ.get("SUPERSPARK_FOOTER_DEBUG"):
+        return []
+    return ["-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-Dslf4j.internal.verbosity=WARN"]
 
 
 def _class_data_archive(java: str, classpath: List[str]) -> Optional[str]:
@@ -176,7 +206,7 @@ def _launch_tool_jvm():
     debug = sys.stderr if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else None
     port, token = launch_gateway(
         jarpath=py4j_jar, classpath=os.pathsep.join(classpath), java_path=java, die_on_exit=True,
-        javaopts=[_jvm_memory(), *cds], redirect_stderr=debug, enable_auth=True)
+        javaopts=[_jvm_memory(), *_jvm_logging(), *cds], redirect_stderr=debug, enable_auth=True)
     return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
 
 
@@ -196,7 +226,8 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []), *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
-        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *cds, "-cp", os.pathsep.join(classpath),
+        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
+                            "-cp", os.pathsep.join(classpath),
                             "io.superspark.parquet.footer.FooterTool", *args],
                            stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
         if p.returncode == 0 and tmp is not None and os.path.exists(tmp):

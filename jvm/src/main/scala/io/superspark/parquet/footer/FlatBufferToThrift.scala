@@ -33,8 +33,20 @@ object FlatBufferToThrift {
     write(buf)
   }
 
-  private def write(buf: ByteBuffer): Array[Byte] =
-    try new FlatBufferToThrift(FlatBufferDecoder.root(buf), buf.remaining).write()
+  private def write(buf: ByteBuffer): Array[Byte] = {
+    val md = FlatBufferDecoder.root(buf)
+    writePart(md, 0, md.rowGroupsLength, buf.remaining)
+  }
+
+  /**
+   * The Thrift bytes of row groups [from, until): with the head (everything before the row
+   * groups) when `from` is 0, with the tail (everything after them) when `until` is the last.
+   * The parts of consecutive ranges, concatenated, are the whole footer's bytes: a row group
+   * is a self-contained struct in the compact protocol, and the tail's first field header is
+   * relative to the row groups' field id only.
+   */
+  private def writePart(md: fb.FileMetaData, from: Int, until: Int, sizeHint: Int): Array[Byte] =
+    try new FlatBufferToThrift(md, sizeHint).write(from, until)
     catch {
       case e: UnrebuildableFooterException => throw e
       case e: RuntimeException =>
@@ -50,6 +62,42 @@ object FlatBufferToThrift {
    * [[UnrebuildableFooterException]].
    */
   def rebuildBuilt(flatbuffer: Array[Byte]): Array[Byte] = write(ByteBuffer.wrap(flatbuffer))
+
+  /**
+   * Whether the Thrift rebuilt from `flatbuffer` (a buffer this process has just built, as for
+   * [[rebuildBuilt]]) is `thrift`, byte for byte: the same answer as comparing
+   * `rebuildBuilt(flatbuffer)` with `thrift`, computed in `parts` ranges of row groups, each
+   * rebuilt by its own writer on its own thread (the last on the caller's) and compared with
+   * its stretch of `thrift` (the parts' lengths add up to `thrift.length`, each part equals
+   * the bytes at the sum of the lengths before it). A buffer the writer cannot walk raises
+   * [[UnrebuildableFooterException]], from whichever part met it first.
+   */
+  def rebuildsExactly(flatbuffer: Array[Byte], thrift: Array[Byte], parts: Int): Boolean = {
+    val rowGroups = FlatBufferDecoder.root(ByteBuffer.wrap(flatbuffer)).rowGroupsLength
+    val n = math.max(1, math.min(parts, rowGroups))
+    // Each part reads through its own ByteBuffer and accessor objects (none are thread-safe).
+    def part(i: Int): Array[Byte] = writePart(FlatBufferDecoder.root(ByteBuffer.wrap(flatbuffer)),
+      (rowGroups.toLong * i / n).toInt, (rowGroups.toLong * (i + 1) / n).toInt, thrift.length / n + 64)
+    val helpers = (0 until n - 1).map(i => new PartThread(() => part(i)))
+    helpers.foreach(_.start())
+    val last = try part(n - 1) finally helpers.foreach(_.join())
+    val bytes = helpers.map(_.result) :+ last
+    var at = 0
+    bytes.forall { b =>
+      val same = b.length <= thrift.length - at && java.util.Arrays.equals(b, 0, b.length, thrift, at, at + b.length)
+      at += b.length
+      same
+    } && at == thrift.length
+  }
+
+  /** One part of [[rebuildsExactly]] on a thread of its own; `result` rethrows what it threw. */
+  private final class PartThread(body: () => Array[Byte]) extends Thread("superspark-footer-rebuild") {
+    setDaemon(true)
+    @volatile private var bytes: Array[Byte] = _
+    @volatile private var failure: Throwable = _
+    override def run(): Unit = try bytes = body() catch { case t: Throwable => failure = t }
+    def result: Array[Byte] = { if (failure != null) throw failure; bytes }
+  }
 
   /** The rebuilt footer as parquet-java's Thrift objects. */
   def toThrift(buf: ByteBuffer): TFileMetaData = Util.readFileMetaData(new java.io.ByteArrayInputStream(rebuild(buf)))
@@ -86,36 +134,47 @@ private final class FlatBufferToThrift(md: fb.FileMetaData, sizeHint: Int) {
   // Chunks share encodings and encoding-stats vectors: encode each once.
   private val encoded = new java.util.HashMap[Integer, Array[Byte]]()
 
-  def write(): Array[Byte] = {
-    w.structBegin()
-    w.i32Field(1, md.version)
-    schema()
-    w.i64Field(3, md.numRows)
+  /** Row groups [from, until), with the head when `from` is 0 and the tail when `until` is the last. */
+  def write(from: Int, until: Int): Array[Byte] = {
+    val head = from == 0
+    val tail = until == md.rowGroupsLength
+    if (head) {
+      w.structBegin()
+      w.i32Field(1, md.version)
+    }
+    schema(head)
+    if (head) {
+      w.i64Field(3, md.numRows)
+      w.listField(4, Struct, md.rowGroupsLength)
+    }
     val rg = new fb.RowGroup()
-    w.listField(4, Struct, md.rowGroupsLength)
-    var r = 0
-    while (r < md.rowGroupsLength) { rowGroup(md.rowGroups(rg, r), r); r += 1 }
-    if (md.kvVector() != null) keyValues(5, md.kvLength, md.kv(new fb.KeyValue(), _))
-    if (md.createdBy != null) w.binaryField(6, md.createdByAsByteBuffer())
-    columnOrders()
-    w.structEnd()
+    var r = from
+    while (r < until) { rowGroup(md.rowGroups(rg, r), r); r += 1 }
+    if (tail) {
+      if (!head) w.resumeStruct(lastId = 4) // the row_groups field, written by the head's writer
+      if (md.kvVector() != null) keyValues(5, md.kvLength, md.kv(new fb.KeyValue(), _))
+      if (md.createdBy != null) w.binaryField(6, md.createdByAsByteBuffer())
+      columnOrders()
+      w.structEnd()
+    }
     w.toByteArray
   }
 
   // ---- schema ----
 
-  private def schema(): Unit = {
+  /** The leaves' types and paths (every part needs them); the schema's bytes when `write`. */
+  private def schema(write: Boolean): Unit = {
     val n = md.schemaLength
     val e = new fb.SchemaElement()
     val names = new Array[String](n)
     val children = new Array[Int](n)
-    w.listField(2, Struct, n)
+    if (write) w.listField(2, Struct, n)
     var i = 0
     while (i < n) {
       md.schema(e, i)
       names(i) = e.name
       children(i) = e.numChildren
-      schemaElement(e)
+      if (write) schemaElement(e)
       i += 1
     }
     // Leaf paths, walking the tree as ThriftToFlatBuffer did.

@@ -92,15 +92,39 @@ object FooterFiles {
     } finally in.close()
   }
 
+  /** Reads `length` bytes at `offset`, 1 MiB at a time (see [[writeAt]]). */
   private def readFully(ch: FileChannel, offset: Long, length: Int, path: String): Array[Byte] = {
-    val buf = ByteBuffer.allocate(length)
+    val out = new Array[Byte](length)
+    var off = 0
     var pos = offset
-    while (buf.hasRemaining) {
-      val n = ch.read(buf, pos)
-      if (n < 0) throw new EOFException(s"$path: unexpected end of file at byte $pos")
-      pos += n
+    while (off < length) {
+      val buf = ByteBuffer.wrap(out, off, math.min(1 << 20, length - off))
+      while (buf.hasRemaining) {
+        val n = ch.read(buf, pos)
+        if (n < 0) throw new EOFException(s"$path: unexpected end of file at byte $pos")
+        pos += n
+        off += n
+      }
     }
-    buf.array()
+    out
+  }
+
+  /**
+   * Writes `bytes` from `from` on at file position `at`, 1 MiB at a time: the JDK writes a
+   * heap buffer through a temporary direct buffer of its size (a cold 30 MB allocation for a
+   * wide footer's tail: ~30 ms; 1 MiB slices reuse one small buffer).
+   */
+  private def writeAt(ch: FileChannel, bytes: Array[Byte], from: Int, at: Long): Unit = {
+    var off = from
+    var pos = at
+    while (off < bytes.length) {
+      val buf = ByteBuffer.wrap(bytes, off, math.min(1 << 20, bytes.length - off))
+      while (buf.hasRemaining) {
+        val n = ch.write(buf, pos)
+        pos += n
+        off += n
+      }
+    }
   }
 
   // ---- building and removing the extension ----
@@ -153,8 +177,17 @@ object FooterFiles {
   final case class Built(flatBuffer: Array[Byte], exact: Boolean)
 
   private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Built =
-    transcodedExactly(thrift, extensions).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Built =
+    transcodedExactly(thrift, extensions, threads).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
+
+  /**
+   * Footers from this size on have their rebuild compared on `threads` threads (by ranges of
+   * row groups, [[FlatBufferToThrift.rebuildsExactly]]); below it a thread costs more than it saves.
+   */
+  val ParallelRebuildMinBytes: Int = 1 << 20
+
+  /** The threads the command-line tools give the rebuild check: two when there are two cores. */
+  def toolThreads: Int = math.min(2, Runtime.getRuntime.availableProcessors)
 
   private def sizeHint(thrift: Array[Byte]): Int = math.min(thrift.length.toLong * 7 / 4, Int.MaxValue / 2L).toInt
 
@@ -162,12 +195,15 @@ object FooterFiles {
    * The fast path: the FlatBuffer transcoded from the Thrift bytes ([[ThriftCompactToFlatBuffer]]),
    * kept only when the Thrift rebuilt from it is `thrift`, byte for byte (then it carries all of
    * it). None when the bytes differ or the transcoder refused or failed: the caller then takes
-   * parquet-java's path, which decides (and words the refusals) as before.
+   * parquet-java's path, which decides (and words the refusals) as before. A footer of
+   * [[ParallelRebuildMinBytes]] or more is rebuilt and compared on `threads` threads.
    */
-  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Option[Built] =
+  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension],
+      threads: Int): Option[Built] =
     try {
       val fb = ThriftCompactToFlatBuffer.convert(thrift, extensions, sizeHint(thrift))
-      if (java.util.Arrays.equals(FlatBufferToThrift.rebuildBuilt(fb), thrift)) Some(Built(fb, exact = true)) else None
+      val parts = if (thrift.length >= ParallelRebuildMinBytes) threads else 1
+      if (FlatBufferToThrift.rebuildsExactly(fb, thrift, parts)) Some(Built(fb, exact = true)) else None
     } catch {
       case _: MalformedThriftFooterException | _: UnrepresentableFooterException | _: UnrebuildableFooterException => None
     }
@@ -249,30 +285,34 @@ object FooterFiles {
    */
   val MaxFooterBytes: Long = 100L * 1024 * 1024
 
-  /** The new tail (footer + length + magic) with the extension, in the private or intermediate form. */
+  /**
+   * The new tail (footer + length + magic) with the extension, in the private or intermediate
+   * form. `threads`: for the rebuild check of a large footer (the command-line tools give
+   * [[toolThreads]]; a Spark task keeps to its own core).
+   */
   def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = {
-    val built = buildChecked(thrift, requireRebuild = false, extensions)
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = {
+    val built = buildChecked(thrift, requireRebuild = false, extensions, threads)
     refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
-    val footer = FooterLayout.appendExtension(thrift, built.flatBuffer, form)
-    if (footer.length > MaxFooterBytes) {
-      throw new UnrepresentableFooterException(s"the footer with the extension would be ${footer.length} bytes, " +
+    val length = FooterLayout.extendedLength(thrift, built.flatBuffer)
+    if (length > MaxFooterBytes) {
+      throw new UnrepresentableFooterException(s"the footer with the extension would be $length bytes, " +
         s"more than the $MaxFooterBytes that parquet-java and Arrow C++ read by default (Thrift message limit)")
     }
-    withLengthAndMagic(footer)
+    FooterLayout.extendedTail(thrift, built.flatBuffer, form)
   }
 
   /**
    * The tail (everything from the footer start) of a file in `form`, given its plain Thrift
    * footer: Thrift + length + PAR1 (plain), with the extension (private, intermediate), or
-   * FlatBuffer + CRCs + size + PAR3 (final).
+   * FlatBuffer + CRCs + size + PAR3 (final). `threads` as for [[extendedTail]].
    */
   def tailFor(path: String, thrift: Array[Byte], form: FooterForm,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): Array[Byte] = form match {
+      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = form match {
     case FooterForm.Plain => withLengthAndMagic(thrift)
-    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions)
+    case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions, threads)
     case FooterForm.Final =>
-      val built = buildChecked(thrift, requireRebuild = true, extensions)
+      val built = buildChecked(thrift, requireRebuild = true, extensions, threads)
       refuseForeignExtension(thrift, built, "the final form has no Thrift footer to keep it in")
       FooterLayout.finalTail(built.flatBuffer)
   }
@@ -285,25 +325,23 @@ object FooterFiles {
 
   /**
    * Replaces the file's tail (from the footer start) by `newTail`. In place: writes from the
-   * first differing byte and truncates, so the data pages are never touched (not atomic:
+   * first byte that differs from `footer` (as read; the file must not have changed since)
+   * and truncates, so the data pages are never touched (not atomic:
    * an interrupted rewrite leaves a damaged tail). With `output`: copies the data bytes to a
    * temporary file next to `output`, appends `newTail` and renames it into place.
    * Removes a stale Hadoop checksum sidecar (`.name.crc`) of a file changed in place.
    */
   def rewriteTail(file: Path, footer: FooterBytes, newTail: Array[Byte], output: Option[Path]): Unit = output match {
     case None =>
-      val oldTail = {
-        val ch = FileChannel.open(file, StandardOpenOption.READ)
-        try readFully(ch, footer.footerOffset, footer.tailLength.toInt, file.toString) finally ch.close()
-      }
+      // The tail as read: the footer, then its length and magic (or PAR3), left out of the
+      // comparison (they are rewritten whenever anything before them changes).
+      val oldTail = footer.footer
       val n = math.min(oldTail.length, newTail.length)
       val m = java.util.Arrays.mismatch(oldTail, 0, n, newTail, 0, n)
       val from = if (m < 0) n else m
       val ch = FileChannel.open(file, StandardOpenOption.WRITE)
       try {
-        val buf = ByteBuffer.wrap(newTail, from, newTail.length - from)
-        var pos = footer.footerOffset + from
-        while (buf.hasRemaining) pos += ch.write(buf, pos)
+        writeAt(ch, newTail, from, footer.footerOffset + from)
         ch.truncate(footer.footerOffset + newTail.length)
         ch.force(true)
       } finally ch.close()
@@ -319,8 +357,7 @@ object FooterFiles {
         try {
           var pos = 0L
           while (pos < footer.footerOffset) pos += src.transferTo(pos, footer.footerOffset - pos, dst)
-          val buf = ByteBuffer.wrap(newTail)
-          while (buf.hasRemaining) dst.write(buf)
+          writeAt(dst, newTail, 0, footer.footerOffset)
           dst.force(true)
         } finally { src.close(); dst.close() }
         Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)

@@ -133,14 +133,20 @@ object FooterLayout {
 
   /** FlatBuffer, crc32(fb), K, crc32(K) and then `after` (a UUID or PAR3). */
   private def withCrcs(flatbuffer: Array[Byte], after: Array[Byte]): Array[Byte] = {
-    val k = flatbuffer.length
-    val out = new Array[Byte](k + 12 + after.length)
-    System.arraycopy(flatbuffer, 0, out, 0, k)
-    putIntLE(out, k, crc32(flatbuffer, 0, k))
-    putIntLE(out, k + 4, k)
-    putIntLE(out, k + 8, crc32(out, k + 4, 4))
-    System.arraycopy(after, 0, out, k + 12, after.length)
+    val out = new Array[Byte](flatbuffer.length + 12 + after.length)
+    putWithCrcs(out, 0, flatbuffer, after)
     out
+  }
+
+  /** Writes [[withCrcs]]'s bytes into `out` at `at`; returns where they end. */
+  private def putWithCrcs(out: Array[Byte], at: Int, flatbuffer: Array[Byte], after: Array[Byte]): Int = {
+    val k = flatbuffer.length
+    System.arraycopy(flatbuffer, 0, out, at, k)
+    putIntLE(out, at + k, crc32(flatbuffer, 0, k))
+    putIntLE(out, at + k + 4, k)
+    putIntLE(out, at + k + 8, crc32(out, at + k + 4, 4))
+    System.arraycopy(after, 0, out, at + k + 12, after.length)
+    at + k + 12 + after.length
   }
 
   /** The extension's field payload: FlatBuffer then the 28-byte trailer naming `form`. */
@@ -154,23 +160,53 @@ object FooterLayout {
    * Appends a binary field 32767 holding `payload` to a Thrift compact struct by byte
    * surgery, exactly as the spec's `AppendExtension`: the stop byte becomes the field header.
    */
-  def appendField(thrift: Array[Byte], payload: Array[Byte]): Array[Byte] = {
+  def appendField(thrift: Array[Byte], payload: Array[Byte]): Array[Byte] =
+    appended(thrift, payload.length, extra = 0)((out, at) => System.arraycopy(payload, 0, out, at, payload.length))
+
+  /**
+   * [[appendField]] with a payload of `payloadLength` bytes that `put` writes at the offset it
+   * is given, into an array with `extra` bytes left free at its end.
+   */
+  private def appended(thrift: Array[Byte], payloadLength: Int, extra: Int)(put: (Array[Byte], Int) => Unit): Array[Byte] = {
     require(thrift.nonEmpty && thrift(thrift.length - 1) == 0,
       "the Thrift struct does not end with a stop byte")
-    val size = uleb128(payload.length.toLong)
+    val size = uleb128(payloadLength.toLong)
     val n = thrift.length - 1
-    val out = new Array[Byte](n + FieldHeader.length + size.length + payload.length + 1)
+    val length = n.toLong + FieldHeader.length + size.length + payloadLength + 1
+    require(length + extra <= Int.MaxValue - 16, s"a footer of $length bytes")
+    val out = new Array[Byte](length.toInt + extra)
     System.arraycopy(thrift, 0, out, 0, n)
     System.arraycopy(FieldHeader, 0, out, n, FieldHeader.length)
     System.arraycopy(size, 0, out, n + FieldHeader.length, size.length)
-    System.arraycopy(payload, 0, out, n + FieldHeader.length + size.length, payload.length)
-    out(out.length - 1) = 0
+    put(out, n + FieldHeader.length + size.length)
+    out(length.toInt - 1) = 0
     out
   }
 
   /** A Thrift footer (ending with its stop byte) with the FlatBuffer appended. */
   def appendExtension(thrift: Array[Byte], flatbuffer: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] =
-    appendField(thrift, extensionPayload(flatbuffer, form))
+    extended(thrift, flatbuffer, form, withTail = false)
+
+  /** The footer length [[appendExtension]] gives (without building it). */
+  def extendedLength(thrift: Array[Byte], flatbuffer: Array[Byte]): Long =
+    thrift.length - 1L + FieldHeader.length + uleb128(flatbuffer.length + TrailerSize.toLong).length +
+      flatbuffer.length + TrailerSize + 1
+
+  /**
+   * [[appendExtension]] followed by the footer length and PAR1: a file's whole tail in the
+   * private or intermediate form, written into one array (the FlatBuffer is copied once).
+   */
+  def extendedTail(thrift: Array[Byte], flatbuffer: Array[Byte], form: FooterForm = FooterForm.Private): Array[Byte] =
+    extended(thrift, flatbuffer, form, withTail = true)
+
+  /** [[appendField]] of [[extensionPayload]], in one array, with the tail (length + PAR1) when asked. */
+  private def extended(thrift: Array[Byte], flatbuffer: Array[Byte], form: FooterForm, withTail: Boolean): Array[Byte] = {
+    val out = appended(thrift, flatbuffer.length + TrailerSize, if (withTail) 8 else 0) { (out, at) =>
+      putWithCrcs(out, at, flatbuffer, uuidBytes(uuidOf(form)))
+    }
+    if (withTail) System.arraycopy(tail(out.length - 8), 0, out, out.length - 8, 8)
+    out
+  }
 
   /**
    * Where the FlatBuffer sits in a footer, once its sizes, header and CRCs checked out.
@@ -200,8 +236,11 @@ object FooterLayout {
    * header, FlatBuffer CRC) without parsing any Thrift. Never reads outside `footer` and
    * never allocates from a size in it.
    */
-  def locate(footer: Array[Byte]): Located = {
-    val f = footer.length
+  def locate(footer: Array[Byte]): Located = locate(footer, footer.length)
+
+  /** [[locate]] on the footer `footer(0 until length)` (e.g. a tail, whose last 8 bytes are not the footer's). */
+  def locate(footer: Array[Byte], length: Int): Located = {
+    val f = length
     if (f < MinExtendedFooter || footer(f - 1) != 0) return Absent
     val uuidAt = f - 1 - 16
     val form = formOfUuid(footer, uuidAt) match {
@@ -236,8 +275,11 @@ object FooterLayout {
    * file's last 16 bytes less PAR3, and the K bytes before them). Size CRC, K against the
    * bytes available, FlatBuffer CRC; never reads outside `footer`.
    */
-  def locateFinal(footer: Array[Byte]): Located = {
-    val f = footer.length
+  def locateFinal(footer: Array[Byte]): Located = locateFinal(footer, footer.length)
+
+  /** [[locateFinal]] on `footer(0 until length)`. */
+  def locateFinal(footer: Array[Byte], length: Int): Located = {
+    val f = length
     if (f < 12) return Corrupt(FallbackReason.SizeOutOfBounds(0, f.toLong, f.toLong), FooterForm.Final)
     val sizeAt = f - 8
     if (crc32(footer, sizeAt, 4) != getIntLE(footer, f - 4)) {

@@ -239,7 +239,7 @@ object FooterTool {
     }
     val thrift = FooterFiles.thriftFooter(footer)
     val newTail =
-      if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer) else FooterFiles.extendedTail(p.toString, thrift)
+      if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer) else FooterFiles.extendedTail(p.toString, thrift, threads = FooterFiles.toolThreads)
     if (!alreadyValid || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
     result(out.getOrElse(p), if (alreadyValid) "unchanged" else "added",
       "source" -> p.toString,
@@ -252,8 +252,7 @@ object FooterTool {
   private def flatBufferBytes(tail: Array[Byte]): Int = {
     val n = tail.length
     val isFinal = java.util.Arrays.equals(tail, n - 4, n, FooterLayout.FinalMagic, 0, 4)
-    val footer = java.util.Arrays.copyOf(tail, n - (if (isFinal) 4 else 8))
-    (if (isFinal) FooterLayout.locateFinal(footer) else FooterLayout.locate(footer)) match {
+    (if (isFinal) FooterLayout.locateFinal(tail, n - 4) else FooterLayout.locate(tail, n - 8)) match {
       case FooterLayout.Present(ext) => ext.flatBufferLength
       case _ => 0
     }
@@ -286,7 +285,7 @@ object FooterTool {
       if (footer.isFinal) java.util.Arrays.copyOf(footer.footer, footer.footer.length + 4).tap(t =>
         System.arraycopy(FooterLayout.FinalMagic, 0, t, t.length - 4, 4))
       else FooterFiles.withLengthAndMagic(footer.footer)
-    } else FooterFiles.tailFor(p.toString, thrift.get, to)
+    } else FooterFiles.tailFor(p.toString, thrift.get, to, threads = FooterFiles.toolThreads)
     if (!unchanged || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
     val m = result(out.getOrElse(p), if (unchanged) "unchanged" else "migrated", "source" -> p.toString,
       "from" -> from.name, "to" -> to.name, "tail_bytes" -> newTail.length,

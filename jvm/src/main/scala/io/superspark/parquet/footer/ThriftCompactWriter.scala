@@ -57,6 +57,12 @@ final class ThriftCompactWriter(initialCapacity: Int) {
     lastId = 0
   }
 
+  /**
+   * Continues, in this writer, a struct begun in another one (whose bytes go before these)
+   * after its field `lastId`: writes nothing; the next field header is relative to `lastId`.
+   */
+  def resumeStruct(lastId: Int): Unit = { structBegin(); this.lastId = lastId }
+
   def structEnd(): Unit = { byte(Stop); depth -= 1; lastId = stack(depth) }
 
   def structField(id: Int): Unit = { fieldHeader(Struct, id); structBegin() }

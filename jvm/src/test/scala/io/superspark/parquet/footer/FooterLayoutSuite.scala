@@ -44,6 +44,19 @@ class FooterLayoutSuite extends AnyFunSuite {
     assert(show(FooterLayout.appendExtension(thrift, fb)) == show(expected))
   }
 
+  test("extendedTail is appendExtension, the footer length and PAR1, in one array; locate reads it within the tail") {
+    for (flatbuffer <- Seq(fb, Array.fill[Byte](200)(7)); form <- Seq(FooterForm.Private, FooterForm.Intermediate)) {
+      val footer = FooterLayout.appendExtension(thrift, flatbuffer, form)
+      val tail = FooterLayout.extendedTail(thrift, flatbuffer, form)
+      assert(show(tail) == show(footer ++ FooterLayout.tail(footer.length)))
+      assert(FooterLayout.extendedLength(thrift, flatbuffer) == footer.length)
+      assert(FooterLayout.locate(tail, tail.length - 8) == FooterLayout.locate(footer))
+      assert(FooterLayout.locate(tail, tail.length - 8).isInstanceOf[FooterLayout.Present])
+    }
+    assert(show(FooterLayout.extendedTail(thrift, fb)) == show(expected ++ FooterLayout.tail(expected.length)))
+    intercept[IllegalArgumentException](FooterLayout.extendedTail(hex("15 02"), fb))
+  }
+
   test("a multi-byte ULEB128 size") {
     val big = Array.fill[Byte](200)(7)
     val out = FooterLayout.appendExtension(thrift, big)
