@@ -17,7 +17,7 @@ PLAIN and BYTE_STREAM_SPLIT value readers and a bulk little-endian copy (what Sp
 vectorized PLAIN reader does): median of BENCH_REPEATS passes after as many warm-up passes.
 
 Scan: `SELECT sum(col)`, local[2], AQE off, median of BENCH_REPEATS rounds after one warm-up
-round. The two engines run in two processes at once (spark.sql.extensions is fixed per JVM),
+round; and the same query over a one-row file in each engine, Spark's fixed cost of the query. The two engines run in two processes at once (spark.sql.extensions is fixed per JVM),
 and the driver asks them for one query at a time, interleaving the engines column by column,
 so that the shared machine's load hits both alike:
   vanilla     Spark without the superspark extension, on each of the three pyarrow files;
@@ -186,7 +186,12 @@ def scan_engine(engine: str) -> None:
             views["alp"] = views["spark_ordinary"] = alp
         for v, path in views.items():
             spark.read.parquet(path).createOrReplaceTempView(v)
-        print("READY " + json.dumps([[v, c] for c in COLUMNS for v in views]), flush=True)
+        # Spark's fixed cost of the query: the same sum over a one-row file.
+        one_row = os.path.join(OUT, f"one_row_{engine}")
+        spark.createDataFrame([(1.0,)], "price double").write.mode("overwrite").parquet(one_row)
+        spark.read.parquet(one_row).createOrReplaceTempView(f"one_row_{engine}")
+        cases = [[v, c] for c in COLUMNS for v in views] + [[f"one_row_{engine}", "price"]]
+        print("READY " + json.dumps(cases), flush=True)
         for line in sys.stdin:
             v, c = line.split()
             spark.conf.set("spark.superspark.parquet.alp.read", str(v != "spark_ordinary").lower())
@@ -224,7 +229,7 @@ def scan() -> dict[tuple[str, str], float]:
                 p.stdin.write(f"{v} {c}\n")
                 p.stdin.flush()
                 r = _reply(p, "TIME ", engine)
-                if not close(sums.setdefault(c, r["sum"]), r["sum"]):
+                if not v.startswith("one_row_") and not close(sums.setdefault(c, r["sum"]), r["sum"]):
                     raise SystemExit(f"sum({c}) on {engine} {v} = {r['sum']}, expected {sums[c]}")
                 chunks[f"{v}/{c}"] = r["alp_chunks"]
                 if rnd:
@@ -273,7 +278,7 @@ def plot(sizes: dict, alp: dict, scans: dict) -> None:
     axes[0].set_title(f"Size, {N:,} values a column")
     axes[0].legend(fontsize=8)
     if scans:
-        encs = sorted({e for e, _ in scans}, key=lambda e: (e != "alp", e))
+        encs = sorted({e for e, _ in scans if not e.startswith("one_row_")}, key=lambda e: (e != "alp", e))
         encs = [e for e in encs if e != "spark_ordinary"]
         w = 0.8 / len(encs)
         for i, enc in enumerate(encs):
@@ -314,10 +319,13 @@ def main() -> None:
                   f"{mv(a['parquet_bss_s']):8.0f} {mv(a['encode_s']):11.0f}")
     if scans:
         print("\nSpark SELECT sum(col), ms (median)")
-        encs = sorted({e for e, _ in scans}, key=lambda e: (e != "alp", e))
+        encs = sorted({e for e, _ in scans if not e.startswith("one_row_")}, key=lambda e: (e != "alp", e))
         print(f"{'column':8} " + " ".join(f"{e:>13}" for e in encs))
         for c in COLUMNS:
             print(f"{c:8} " + " ".join(f"{scans[(e, c)] * 1000:13.0f}" for e in encs))
+        print(f"Spark's fixed cost of the query (the same sum over a one-row file): vanilla "
+              f"{scans[('one_row_vanilla', 'price')] * 1000:.0f} ms, superspark "
+              f"{scans[('one_row_superspark', 'price')] * 1000:.0f} ms")
 
     print()
     for c in COLUMNS:
