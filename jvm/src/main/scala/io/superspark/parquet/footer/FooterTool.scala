@@ -9,8 +9,6 @@ import scala.jdk.CollectionConverters._
 import scala.util.chaining._
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.databind.ObjectMapper
-
 /**
  * The footer tools (`inspect`, `add`, `strip`, `verify`, `migrate`) over files and directories: the one
  * implementation behind `python -m superspark.footer` and `superspark.footer` (through py4j).
@@ -18,8 +16,6 @@ import com.fasterxml.jackson.databind.ObjectMapper
  * gets `"status": "error"` and a message, the others are still processed.
  */
 object FooterTool {
-
-  private val json = new ObjectMapper()
 
   def inspect(paths: java.util.List[String]): String = run(paths, inspectFile)
   def verify(paths: java.util.List[String]): String = run(paths, verifyFile)
@@ -81,7 +77,7 @@ object FooterTool {
   } catch { case NonFatal(_) => false }
 
   private def run(paths: java.util.List[String], f: Path => JMap[String, Any]): String =
-    json.writeValueAsString(expand(paths.asScala.toSeq).map { case (p, _) => guarded(p)(f(p)) }.asJava)
+    ToolJson.write(expand(paths.asScala.toSeq).map { case (p, _) => guarded(p)(f(p)) })
 
   private def runWithOutput(paths: java.util.List[String], output: String,
       f: (Path, Option[Path]) => JMap[String, Any]): String = {
@@ -93,7 +89,7 @@ object FooterTool {
       }
       guarded(p)(f(p, out))
     }
-    json.writeValueAsString(results.asJava)
+    ToolJson.write(results)
   }
 
   private def guarded(p: Path)(body: => JMap[String, Any]): JMap[String, Any] =

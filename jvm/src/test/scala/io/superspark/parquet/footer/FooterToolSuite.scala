@@ -32,6 +32,21 @@ class FooterToolSuite extends SparkSessionSuite {
   private def statuses(result: String): Seq[String] =
     json.readTree(result).elements.asScala.map(_.get("status").asText).toSeq
 
+  test("the tools' JSON is what Jackson writes for the same results, and Jackson reads it back") {
+    val m = new java.util.LinkedHashMap[String, Any]()
+    m.put("path", "/tmp/a \"b\"\\c\u0001\n\t\u00e9\u4e2d.parquet")
+    m.put("status", "added"); m.put("extension", true); m.put("none", null)
+    m.put("int", -7); m.put("long", 1L << 40); m.put("seconds", 1.728918769); m.put("tiny", 1e-7)
+    val other = new java.util.LinkedHashMap[String, Any](); other.put("k", "v")
+    val results = Seq(m, other)
+    val text = ToolJson.write(results)
+    assert(text == json.writeValueAsString(results.asJava))
+    assert(json.readTree(text).get(0).get("path").asText == m.get("path"))
+    assert(ToolJson.write(Nil) == "[]")
+    m.put("bad", new Object)
+    assertThrows[IllegalArgumentException](ToolJson.write(Seq(m)))
+  }
+
   test("parquet-java reads identical records; strip restores the bytes") {
     val extended = dir.resolve("extended.parquet")
     assert(statuses(FooterTool.add(java.util.List.of(source.toString), extended.toString)) == Seq("added"))
