@@ -254,6 +254,8 @@ object SparkReaders {
       case r: DoubleReader if !r.asFloat => 8
       case _ => 0
     }
+    private val intElem = if (primitive != 0) elem match { case r: IntReader => r; case _ => null } else null
+    private val doubleElem = if (primitive != 0) elem match { case r: DoubleReader => r; case _ => null } else null
     private var ints = new Array[Int](if (primitive == 4) 16 else 0)
     private var longs = new Array[Long](if (primitive == 8) 16 else 0)
 
@@ -305,13 +307,11 @@ object SparkReaders {
         p = s.next
         if (primitive == 4) {
           if (i == ints.length) ints = java.util.Arrays.copyOf(ints, i * 2)
-          ints(i) = elem.asInstanceOf[IntReader].long(s, p, l).toInt
+          ints(i) = intElem.long(s, p, l).toInt
         } else {
           if (i == longs.length) longs = java.util.Arrays.copyOf(longs, i * 2)
-          longs(i) = elem match {
-            case r: IntReader => r.long(s, p, l)
-            case r: DoubleReader => java.lang.Double.doubleToRawLongBits(r.value(s, p, l))
-          }
+          longs(i) = if (intElem != null) intElem.long(s, p, l)
+            else java.lang.Double.doubleToRawLongBits(doubleElem.value(s, p, l))
         }
         p += l
         i += 1

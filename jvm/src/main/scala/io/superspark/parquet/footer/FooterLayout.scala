@@ -172,7 +172,7 @@ object FooterLayout {
       "the Thrift struct does not end with a stop byte")
     val size = uleb128(payloadLength.toLong)
     val n = thrift.length - 1
-    val length = n.toLong + FieldHeader.length + size.length + payloadLength + 1
+    val length = appendedLength(thrift.length, payloadLength)
     require(length + extra <= Int.MaxValue - 16, s"a footer of $length bytes")
     val out = new Array[Byte](length.toInt + extra)
     System.arraycopy(thrift, 0, out, 0, n)
@@ -189,8 +189,11 @@ object FooterLayout {
 
   /** The footer length [[appendExtension]] gives (without building it). */
   def extendedLength(thrift: Array[Byte], flatbuffer: Array[Byte]): Long =
-    thrift.length - 1L + FieldHeader.length + uleb128(flatbuffer.length + TrailerSize.toLong).length +
-      flatbuffer.length + TrailerSize + 1
+    appendedLength(thrift.length, flatbuffer.length.toLong + TrailerSize)
+
+  /** A struct of `thriftLength` bytes with a binary field 32767 of `payloadLength` bytes appended. */
+  private def appendedLength(thriftLength: Int, payloadLength: Long): Long =
+    thriftLength - 1L + FieldHeader.length + uleb128(payloadLength).length + payloadLength + 1
 
   /**
    * [[appendExtension]] followed by the footer length and PAR1: a file's whole tail in the

@@ -44,10 +44,7 @@ object ToolJson {
     case b: Boolean => out.append(b)
     case i: Int => out.append(i)
     case l: Long => out.append(l)
-    case s: Short => out.append(s.toInt)
-    case b: Byte => out.append(b.toInt)
     case d: Double => number(out, d)
-    case f: Float => number(out, f.toDouble)
     case other => throw new IllegalArgumentException(s"no JSON form for ${other.getClass.getName}: $other")
   }
 
