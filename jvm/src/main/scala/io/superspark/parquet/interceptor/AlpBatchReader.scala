@@ -27,7 +27,7 @@ import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation,
  */
 final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
     partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, path: String,
-    conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with AutoCloseable {
+    conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with java.io.Closeable {
 
   private val blocks: Iterator[BlockMetaData] =
     AlpBatchReader.rowGroupsOf(reader).iterator.filter(_.getRowCount > 0)
@@ -42,11 +42,15 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
   private var rows: Iterator[InternalRow] = Iterator.empty
   private var pending = false
   private var finished = false
+  private var closed = false
 
   private def advance(): Boolean = {
     if (!pending && !finished) {
       pending = reader.nextKeyValue()
       finished = !pending
+      // the file's reader, stream and vectors are released at its end, as Spark's
+      // RecordReaderIterator does; FileScanRDD closes this iterator too (a LIMIT stops early)
+      if (finished) close()
     }
     pending
   }
@@ -181,7 +185,9 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
       }
   }
 
-  override def close(): Unit = {
+  /** Closes Spark's reader, the ALP stream and codecs, and the ALP vectors; once. */
+  override def close(): Unit = if (!closed) {
+    closed = true
     try reader.close() finally {
       try stream.close() finally {
         try codecs.values.foreach(_.close()) finally columns.foreach(_.vector.close())

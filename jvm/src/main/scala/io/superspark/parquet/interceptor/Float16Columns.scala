@@ -48,7 +48,8 @@ object Float16Columns {
         projection(out)
       }
       // Spark's reader hands column batches through its Iterator[InternalRow] (erased types).
-      new Iterator[Any] with AutoCloseable {
+      // Closeable (not just AutoCloseable): FileScanRDD closes a file's iterator only then.
+      new Iterator[Any] with java.io.Closeable {
         override def hasNext: Boolean = rows.hasNext
         override def next(): Any = (rows.next(): Any) match {
           case b: ColumnarBatch =>
