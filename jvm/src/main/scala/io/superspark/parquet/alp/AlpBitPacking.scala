@@ -31,6 +31,17 @@ object AlpBitPacking {
   @inline private def word(in: Array[Byte], at: Int): Long = LittleEndianWords.get(in, at)
 
   /**
+   * Whether every one of `count` values of `bitWidth` bits at `pos` can be read with one 64-bit
+   * load ([[valueAt]]): widths up to 56, and the last value's word inside `in`.
+   */
+  def wordReadable(in: Array[Byte], pos: Int, count: Int, bitWidth: Int): Boolean =
+    bitWidth <= 56 && (count == 0 || ((pos.toLong << 3) + (count - 1).toLong * bitWidth >>> 3) + 8 <= in.length)
+
+  /** The value of at most 56 bits (`mask`) starting at bit `bit` of `in`: one unaligned load. */
+  @inline def valueAt(in: Array[Byte], bit: Long, mask: Long): Long =
+    (word(in, (bit >>> 3).toInt) >>> (bit & 7).toInt) & mask
+
+  /**
    * Unpacks `count` values of `bitWidth` bits starting at `pos` (the caller checked the bounds).
    * One unaligned 64-bit load a value (two for widths over 56 whose bits straddle it) while a
    * whole word remains in `in`; bytes past the packed data but inside `in` are read and masked
@@ -44,7 +55,7 @@ object AlpBitPacking {
     var i = 0
     if (bitWidth <= 56) {
       while (i < count && (bit >>> 3) <= lastWord) {
-        out(i) = (word(in, (bit >>> 3).toInt) >>> (bit & 7).toInt) & mask
+        out(i) = valueAt(in, bit, mask)
         bit += bitWidth
         i += 1
       }

@@ -6,7 +6,7 @@ import java.nio.channels.FileChannel
 import java.nio.file.{Files, Path, StandardCopyOption, StandardOpenOption}
 
 import org.apache.parquet.format.Util
-import org.apache.parquet.io.InputFile
+import org.apache.parquet.io.{InputFile, SeekableInputStream}
 
 /**
  * A Parquet file's footer: the bytes its footer length covers (Thrift, plus the extension
@@ -82,15 +82,17 @@ object FooterFiles {
   /** For readers on Hadoop file systems (e.g. parquet-java's HadoopInputFile). */
   def readFooter(file: InputFile): FooterBytes = {
     val in = file.newStream()
-    try {
-      readFooter(file.toString, file.getLength, { (off, len) =>
-        val out = new Array[Byte](len)
-        in.seek(off)
-        in.readFully(out)
-        out
-      })
-    } finally in.close()
+    try readFooter(file, in) finally in.close()
   }
+
+  /** The footer of `file` read through `in`, a stream of it the caller keeps (and closes). */
+  def readFooter(file: InputFile, in: SeekableInputStream): FooterBytes =
+    readFooter(file.toString, file.getLength, { (off, len) =>
+      val out = new Array[Byte](len)
+      in.seek(off)
+      in.readFully(out)
+      out
+    })
 
   /** Reads `length` bytes at `offset`, 1 MiB at a time (see [[writeAt]]). */
   private def readFully(ch: FileChannel, offset: Long, length: Int, path: String): Array[Byte] = {

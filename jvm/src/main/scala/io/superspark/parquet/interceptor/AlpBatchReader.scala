@@ -23,15 +23,15 @@ import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation,
  * group, and with column-index filtering off (the caller's configuration) every row group
  * the reader keeps after split, statistics, dictionary and bloom-filter pruning is read whole:
  * the row groups are taken from the reader's own `ParquetFileReader`, so the decoded ALP rows
- * line up with Spark's.
+ * line up with Spark's. `stream`: a stream of the file for the ALP chunks, owned (closed) by this reader.
  */
 final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
-    partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, path: String,
+    partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, stream: SeekableInputStream,
+    path: String,
     conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with java.io.Closeable {
 
   private val blocks: Iterator[BlockMetaData] =
     AlpBatchReader.rowGroupsOf(reader).iterator.filter(_.getRowCount > 0)
-  private val stream: SeekableInputStream = file.newStream()
   private val codecs = scala.collection.mutable.Map.empty[Int, ParquetPageCompression]
   private val columns: Array[AlpColumnFill] = plan.columns.map { c =>
     val t = required(c.requiredIndex).dataType

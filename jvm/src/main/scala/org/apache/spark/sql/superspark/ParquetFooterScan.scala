@@ -166,13 +166,19 @@ object ParquetFooterScan {
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
 
         // Ours: the ALP plan of this file, when superspark wrote it with ALP columns or its
-        // footer lists ALP chunks (ratified form, any writer).
-        val alpPlan = if (alpRead && AlpReadPlan.mayHaveAlp(opened.footer)) {
-          AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile), opened.footer,
+        // footer lists ALP chunks (ratified form, any writer). One stream reads the whole footer
+        // for the plan, then the ALP chunks (the AlpBatchReader owns it; closed here otherwise).
+        val alpStream = if (alpRead && AlpReadPlan.mayHaveAlp(opened.footer)) Some(opened.inputFile.newStream())
+          else None
+        val alpPlan = try alpStream.flatMap { in =>
+          AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile, in), opened.footer,
             opened.fileSchema, requiredSchema, isCaseSensitive)
-        } else None
+        } catch {
+          case e: Throwable => alpStream.foreach(Utils.closeQuietly); throw e
+        }
         alpPlan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
         val alpColumns = alpPlan.filter(_.columns.nonEmpty)
+        if (alpColumns.isEmpty || !enableVectorizedReader) alpStream.foreach(Utils.closeQuietly)
         if (enableVectorizedReader) {
           val offHeap = enableOffHeapColumnVector && TaskContext.get() != null
           val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
@@ -199,12 +205,13 @@ object ParquetFooterScan {
               case Some(p) =>
                 vectorizedReader.enableReturningBatches()
                 new AlpBatchReader(vectorizedReader, p, requiredSchema, partitionSchema.length, capacity, offHeap,
-                  opened.inputFile, file.toPath.toString, sharedConf, metrics, returningBatch)
+                  opened.inputFile, alpStream.get, file.toPath.toString, sharedConf, metrics, returningBatch)
                   .asInstanceOf[Iterator[InternalRow]]
             }
           } catch {
             case e: Throwable =>
               iter.close()
+              if (alpColumns.isDefined) alpStream.foreach(Utils.closeQuietly)
               throw e
           }
         } else {
