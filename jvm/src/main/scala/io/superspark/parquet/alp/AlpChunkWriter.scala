@@ -74,6 +74,9 @@ final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Lon
  * the ratified form's column chunks ([[AlpRatifiedFooter]]). `codec`: Parquet's
  * `CompressionCodec` value of the file's column chunks; `compression` compresses with it (a
  * chunk whose pages it does not shrink by an eighth is written UNCOMPRESSED, [[AlpChunk.encode]]).
+ * In the private form a chunk that ALP does not shrink ([[AlpChunkWriter.pays]]: random
+ * doubles, all exceptions) is not written: the row group keeps its ordinary chunk alone, and
+ * readers read that.
  */
 final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
     pageRows: Int = AlpChunk.DefaultPageRows) {
@@ -82,17 +85,22 @@ final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, cod
 
   def written: Seq[AlpWrittenChunk] = chunks.toSeq
 
-  /** Writes one row group's chunks (one `AlpValues` per spec, in order) at `position` through `write`. */
+  /**
+   * Writes one row group's chunks (one `AlpValues` per spec, in order) at `position` through
+   * `write`, in the order of the columns' leaves.
+   */
   def writeRowGroup(values: Seq[AlpValues], position: => Long, write: Array[Byte] => Unit): Unit = {
     require(values.size == specs.size, s"${values.size} value sets for ${specs.size} ALP columns")
-    specs.zip(values).foreach { case (spec, v) =>
+    specs.zip(values).sortBy(_._1.leaf).foreach { case (spec, v) =>
       val chunk = AlpChunk.encode(v, compression, pageRows)
-      val crc = new CRC32()
-      crc.update(chunk.bytes)
-      val at = position
-      write(chunk.bytes)
-      chunks += AlpWrittenChunk(rowGroups, spec, at, chunk, crc.getValue.toInt, AlpStats.of(v),
-        if (chunk.compressed) codec else AlpChunkWriter.Uncompressed)
+      if (form == AlpForm.Ratified || AlpChunkWriter.pays(chunk, v)) {
+        val crc = new CRC32()
+        crc.update(chunk.bytes)
+        val at = position
+        write(chunk.bytes)
+        chunks += AlpWrittenChunk(rowGroups, spec, at, chunk, crc.getValue.toInt, AlpStats.of(v),
+          if (chunk.compressed) codec else AlpChunkWriter.Uncompressed)
+      }
     }
     rowGroups += 1
   }
@@ -108,4 +116,14 @@ final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, cod
 object AlpChunkWriter {
   /** Parquet's `CompressionCodec` UNCOMPRESSED. */
   val Uncompressed = 0
+
+  /** Page and vector headers a small chunk may spend beyond its values' PLAIN bytes. */
+  val HeaderAllowance = 1024
+
+  /**
+   * Whether an ALP chunk is worth a private-form copy: at most the PLAIN bytes of its non-null
+   * values plus [[HeaderAllowance]] (so that small, decimal-like chunks still qualify).
+   */
+  def pays(chunk: AlpChunkBytes, v: AlpValues): Boolean =
+    chunk.bytes.length.toLong <= (v.rows - v.nullCount).toLong * v.t.valueBytes + HeaderAllowance
 }

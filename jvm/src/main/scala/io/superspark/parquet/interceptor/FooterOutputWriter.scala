@@ -46,10 +46,19 @@ class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parq
   extends ParquetFileWriter(file, schema, mode, rowGroupSize, maxPaddingSize, encryption, props) {
 
   private var alp: Option[(AlpWriteSupport, AlpChunkWriter, ParquetPageCompression)] = None
+  /** Ratified form whose first leaf is not ALP: each row group's ALP chunks go after parquet-java's. */
+  private var alpAtEnd = false
+  private var alpValues: Seq[io.superspark.parquet.alp.AlpValues] = Nil
 
   /**
-   * Writes the ALP columns of `support` (docs/alp.md) with `codec`: each row group's ALP chunks
-   * at its start, before parquet-java's chunks, and the footer patched for the form at the end.
+   * Writes the ALP columns of `support` (docs/alp.md) with `codec`, and the footer patched for
+   * the form at the end. Each row group's ALP chunks go at its start, before parquet-java's
+   * chunks (the private form always: the seed's layout), except in a ratified file whose first
+   * leaf is not ALP, where they follow parquet-java's chunks. Either way the first leaf's chunk
+   * starts the row group, where readers that split files (parquet-java, Spark) take a row
+   * group to begin when they place its midpoint: otherwise large ALP chunks before a small
+   * first column could put the last row group's midpoint past the file's end, and no split
+   * would read it.
    */
   def attachAlp(support: AlpWriteSupport, codec: CompressionCodecName, conf: Configuration): Unit =
     if (support.specs.nonEmpty) {
@@ -57,17 +66,28 @@ class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parq
       val compression = new ParquetPageCompression(codec, conf)
       alp = Some((support, new AlpChunkWriter(support.specs, support.form, codec.getParquetCompressionCodec.getValue,
         compression), compression))
+      alpAtEnd = support.form == AlpForm.Ratified && !support.specs.exists(_.leaf == 0)
     }
 
   override def startBlock(recordCount: Long): Unit = {
     super.startBlock(recordCount)
-    alp.foreach { case (support, writer, _) =>
-      val values = support.takeRowGroup()
-      values.foreach(v => if (v.rows != recordCount) throw new IllegalStateException(
+    alp.foreach { case (support, _, _) =>
+      alpValues = support.takeRowGroup()
+      alpValues.foreach(v => if (v.rows != recordCount) throw new IllegalStateException(
         s"ALP: ${v.rows} values kept for a row group of $recordCount rows"))
-      val stream = file.stream.getOrElse(throw new IllegalStateException("ALP: the file has no output stream"))
-      writer.writeRowGroup(values, stream.getPos, b => stream.write(b, 0, b.length))
+      if (!alpAtEnd) writeAlpChunks()
     }
+  }
+
+  override def endBlock(): Unit = {
+    if (alpAtEnd) writeAlpChunks()
+    super.endBlock()
+  }
+
+  private def writeAlpChunks(): Unit = alp.foreach { case (_, writer, _) =>
+    val stream = file.stream.getOrElse(throw new IllegalStateException("ALP: the file has no output stream"))
+    writer.writeRowGroup(alpValues, stream.getPos, b => stream.write(b, 0, b.length))
+    alpValues = Nil
   }
 
   override def end(extraMetaData: java.util.Map[String, String]): Unit = {

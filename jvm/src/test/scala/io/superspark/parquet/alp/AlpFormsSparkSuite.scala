@@ -88,6 +88,56 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     }
   }
 
+  test("private form: a column ALP does not shrink (random doubles) keeps its ordinary chunks alone") {
+    // noise: k / 2^53 for hashed k, uniform doubles as numpy makes them (no short decimal form)
+    val df = spark.range(0, 20000, 1, 2).selectExpr("id", "ROUND(id * 0.01D, 2) AS price",
+      "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise")
+    val p = write(df, dir.resolve("private-noise").toString, "alpColumns" -> "price,noise")
+    val refs = parquetFiles(p).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+    assert(refs.exists(_.path == Seq("noise")) && refs.groupBy(_.rowGroup).size > 1)
+    assert(refs.filter(_.ourExtension.isDefined).map(_.path.head).toSet == Set("price"))
+    val want = df.collect().map(_.toString).sorted.toSeq
+    def same(path: String): Unit = {
+      val got = rows(spark.read.parquet(path))
+      if (got != want) fail(s"$path: ${got.diff(want).size} rows differ, e.g. ${got.diff(want).take(2)}")
+    }
+    same(p)
+    val (chunks, fallbacks) = alpMetrics(spark.read.parquet(p).selectExpr("sum(price)", "sum(noise)"))
+    assert(chunks == refs.count(_.ourExtension.isDefined) && fallbacks == 0)
+    assert(alpMetrics(spark.read.parquet(p).select("noise")) == ((0L, 0L)))
+    // the ratified form has no other copy: its noise chunks are ALP (all exceptions)
+    val r = write(df, dir.resolve("ratified-noise").toString, "alpColumns" -> "noise", "alpForm" -> "ratified")
+    same(r)
+    assert(alpMetrics(spark.read.parquet(r).select("noise"))._1 > 0)
+  }
+
+  test("ratified form: each row group starts with its first leaf's chunk, so files split anywhere read every row once") {
+    // large ALP chunks (all exceptions) beside small ordinary ones: before the first leaf, they
+    // put the last row group's midpoint past the file's end, and Spark read no split of it
+    val df = spark.range(0, 20000, 1, 2).selectExpr("id",
+      "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise", "ROUND(id * 0.01D, 2) AS price")
+    val want = df.collect().map(_.toString).sorted.toSeq
+    for ((name, first) <- Seq("id" -> "id", "noise,price" -> "noise", "price" -> "id")) {
+      val sel = if (first == "noise") df.select("noise", "id", "price") else df
+      val p = write(sel, dir.resolve(s"ratified-split-${name.replace(',', '-')}").toString,
+        "alpColumns" -> name.replace("id", "noise"), "alpForm" -> "ratified")
+      parquetFiles(p).foreach { f =>
+        val refs = AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f)))
+        assert(refs.groupBy(_.rowGroup).size > 1)
+        refs.groupBy(_.rowGroup).values.foreach { rg =>
+          assert(rg.minBy(_.column).path == Seq(first))
+          assert(rg.minBy(_.column).startingPos == rg.map(_.startingPos).min, s"$f: row group ${rg.head.rowGroup}")
+        }
+      }
+      for (maxBytes <- Seq("128m", "16k")) {
+        withSQLConf("spark.sql.files.maxPartitionBytes" -> maxBytes, "spark.sql.files.openCostInBytes" -> "1024") {
+          val got = spark.read.parquet(p).select("id", "noise", "price").collect().map(_.toString).sorted.toSeq
+          if (got != want) fail(s"$p at $maxBytes: ${got.size} rows read of ${want.size}")
+        }
+      }
+    }
+  }
+
   /**
    * The private-form files copied to `name`, the first ALP chunk of each damaged by `damage`
    * (file, its footer, the extension payload): read through superspark, the rows are those of
