@@ -75,6 +75,6 @@ fuzz-alp: setup
 
 # ALP benchmark (bench/alp/run.py): ALP page bytes vs PLAIN+snappy, PLAIN+zstd, BYTE_STREAM_SPLIT+zstd,
 # codec decode speed, Spark sum(col) scans; prints ratio= lines, writes docs/alp-bench.png.
-# BENCH_N (default 10,000,000 values a column), BENCH_REPEATS (5), BENCH_PARTS (bytes,decode,scan).
+# BENCH_N (default 10,000,000 values a column), BENCH_REPEATS (9), BENCH_PARTS (bytes,decode,scan).
 bench-alp: setup
 	.venv/bin/python bench/alp/run.py
