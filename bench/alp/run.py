@@ -196,11 +196,12 @@ def scan_stage_seconds(spark) -> float:
 def scan_engine(engine: str) -> None:
     """One engine's Spark session (its own process: spark.sql.extensions is fixed per JVM),
     serving queries one at a time so that the driver can interleave the two engines. vanilla:
-    the three pyarrow files. superspark: the same data written by superspark with every column
-    in ALP, in each form, read through ALP, and (control) the private form through its ordinary
-    chunks with spark.superspark.parquet.alp.read=false. Prints `READY [cases]`, then for each `VIEW COLUMN`
-    line on stdin runs `SELECT sum(COLUMN) FROM VIEW` and prints `TIME {...}` (seconds, the sum,
-    the scan's ALP chunk count); stops at end of input."""
+    the three pyarrow files. superspark: the same data written by superspark in each ALP form
+    (see the module's doc), read through ALP, and (control) the private form through its
+    ordinary chunks with spark.superspark.parquet.alp.read=false. Prints `READY [cases]`, then
+    for each `VIEW COLUMN` line on stdin runs `SELECT sum(COLUMN) FROM VIEW` and prints
+    `TIME {...}` (the query's and its scan stage's seconds, the sum, the scan's ALP chunk
+    count); stops at end of input."""
     spark = spark_session(engine)
     try:
         views = {}
