@@ -117,10 +117,12 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     val df = spark.range(0, 20000, 1, 2).selectExpr("id",
       "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise", "ROUND(id * 0.01D, 2) AS price")
     val want = df.collect().map(_.toString).sorted.toSeq
-    for ((name, first) <- Seq("id" -> "id", "noise,price" -> "noise", "price" -> "id")) {
-      val sel = if (first == "noise") df.select("noise", "id", "price") else df
-      val p = write(sel, dir.resolve(s"ratified-split-${name.replace(',', '-')}").toString,
-        "alpColumns" -> name.replace("id", "noise"), "alpForm" -> "ratified")
+    // (the ALP columns, the file's column order): the first leaf not ALP (twice), then ALP
+    for ((alp, order) <- Seq("noise" -> Seq("id", "noise", "price"), "price" -> Seq("id", "noise", "price"),
+        "noise,price" -> Seq("noise", "id", "price"))) {
+      val first = order.head
+      val p = write(df.select(order.map(df(_)): _*), dir.resolve(s"ratified-split-${alp.replace(',', '-')}").toString,
+        "alpColumns" -> alp, "alpForm" -> "ratified")
       parquetFiles(p).foreach { f =>
         val refs = AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f)))
         assert(refs.groupBy(_.rowGroup).size > 1)

@@ -178,7 +178,7 @@ object ParquetFooterScan {
         }
         alpPlan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
         val alpColumns = alpPlan.filter(_.columns.nonEmpty)
-        if (alpColumns.isEmpty || !enableVectorizedReader) alpStream.foreach(Utils.closeQuietly)
+        if (alpColumns.isEmpty) alpStream.foreach(Utils.closeQuietly) // alpRead implies the vectorized reader
         if (enableVectorizedReader) {
           val offHeap = enableOffHeapColumnVector && TaskContext.get() != null
           val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
