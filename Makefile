@@ -1,11 +1,22 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: test-lines fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+
+# Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
+# `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
+# its own venv (.venv-spark4.x) made by `SPARK_LINE=4.x dev/setup.sh`.
+SPARK_LINE ?= 4.3
+ALL_LINES = 4.1 4.2 4.3
+OTHER_LINES ?= 4.1 4.2
+# What runs on the other lines: the suites that touch line-specific code, and Delta Lake.
+LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.*
+LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
+	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py
 
 setup:
-	./dev/setup.sh
+	SPARK_LINE=$(SPARK_LINE) ./dev/setup.sh
 
 jar:
-	./dev/sbt package
+	SPARK_LINE=$(SPARK_LINE) ./dev/sbt package
 
 demo: setup
 	.venv/bin/python examples/demo.py
@@ -13,6 +24,16 @@ demo: setup
 test: setup
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra tests
+	$(MAKE) test-lines
+
+# The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest).
+test-lines:
+	set -e; for l in $(OTHER_LINES); do \
+	  echo "[superspark] Spark line $$l"; \
+	  SPARK_LINE=$$l ./dev/setup.sh; \
+	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
+	  .venv-spark$$l/bin/python -m pytest -ra $(LINE_PYTESTS); \
+	done
 
 test-jvm:
 	./dev/sbt test
@@ -23,10 +44,12 @@ test-py:
 clean:
 	rm -rf jvm/target project/target python/build
 
-wheel: setup
+# One wheel with every line's jar; superspark.jar_path() picks the running pyspark's.
+wheel:
 	rm -rf python/superspark/jars python/dist
 	mkdir -p python/superspark/jars
-	cp jvm/target/scala-2.13/superspark_2.13-*.jar python/superspark/jars/
+	set -e; for l in $(ALL_LINES); do SPARK_LINE=$$l ./dev/setup.sh; \
+	  cp jvm/target/spark-$$l/scala-2.13/superspark-spark$${l}_2.13-*.jar python/superspark/jars/; done
 	.venv/bin/python -m pip wheel --no-deps -w python/dist ./python
 
 bench-arrow: setup

@@ -1,9 +1,13 @@
 // superspark: Spark SQL extension (Scala/JVM core). See README.md, "Development".
 //
-// Spark, Scala, parquet-java, flatbuffers-java and Arrow Java are *provided*: we compile
-// against the very jars bundled inside the pinned pyspark wheel (SPARK_JARS, default
-// .venv/.../pyspark/jars), so the JVM code and the Python package can never disagree on a
-// version, and no second copy of Spark is downloaded. Nothing of them is packaged.
+// One source tree, one jar per Spark 4 minor line (docs/spark-lines.md). SPARK_LINE (default
+// 4.3) picks the line: its jar is compiled against the very jars bundled inside that line's
+// pinned pyspark wheel (SPARK_JARS, default the line's venv: `.venv` for 4.3,
+// `.venv-spark4.x` for the others, made by `dev/setup.sh`), so the JVM code and the Python
+// package can never disagree on a version, and no second copy of Spark is downloaded. Spark,
+// Scala, parquet-java, flatbuffers-java and Arrow Java are *provided*: nothing of them is
+// packaged. Code that differs between lines lives in `jvm/src/main/spark-<line>/` behind the
+// `io.superspark.shims.SparkShims` adapter; everything else is shared.
 
 import java.nio.file.{Files, Paths}
 
@@ -11,24 +15,47 @@ ThisBuild / organization := "io.superspark"
 ThisBuild / version := "0.1.0"
 ThisBuild / scalaVersion := "2.13.18"
 
+/** Each supported Spark line and the pyspark release its jar is built against (the newest patch on PyPI). */
+lazy val SparkLines = Map("4.1" -> "4.1.4", "4.2" -> "4.2.1", "4.3" -> "4.3.0")
+lazy val sparkLine = {
+  val l = sys.env.getOrElse("SPARK_LINE", "4.3")
+  require(SparkLines.contains(l), s"SPARK_LINE=$l: supported lines are ${SparkLines.keys.toSeq.sorted.mkString(", ")}")
+  l
+}
+/** Delta Lake's artifact for each line it supports (delta-spark 4.4.0: Spark 4.0, 4.1 and 4.2; 4.0 has no superspark jar yet). */
+lazy val DeltaVersion = "4.4.0"
+lazy val DeltaArtifacts = Map("4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_4.2_2.13")
+/** Source folders of a line: its own, then the ones it shares with other lines. */
+def lineSourceDirs(base: File, kind: String): Seq[File] = {
+  val shared = (if (sparkLine == "4.3") Nil else Seq("spark-4.1-4.2")) :+
+    (if (DeltaArtifacts.contains(sparkLine)) "delta" else "no-delta")
+  (s"spark-$sparkLine" +: shared).map(d => base / "jvm" / "src" / kind / d / "scala")
+}
+
 lazy val sparkJarsDir = taskKey[File]("pyspark's jars/ folder: the provided classpath")
+lazy val deltaJars = taskKey[Unit]("Copy Delta Lake's jars for this Spark line to jvm/target/spark-<line>/delta-jars")
+lazy val Delta = config("delta").hide
 
 lazy val root = (project in file("."))
   .settings(
-    name := "superspark",
+    name := s"superspark-spark$sparkLine",
+    moduleName := s"superspark-spark$sparkLine",
     Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "main" / "scala",
-      baseDirectory.value / "jvm" / "src" / "main" / "java"),
+      baseDirectory.value / "jvm" / "src" / "main" / "java") ++ lineSourceDirs(baseDirectory.value, "main"),
     Compile / unmanagedResourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "main" / "resources"),
-    Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "test" / "scala"),
+    Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "test" / "scala") ++
+      lineSourceDirs(baseDirectory.value, "test"),
     Test / unmanagedResourceDirectories := Seq(baseDirectory.value / "jvm" / "src" / "test" / "resources"),
-    target := baseDirectory.value / "jvm" / "target",
+    target := baseDirectory.value / "jvm" / "target" / s"spark-$sparkLine",
     sparkJarsDir := {
       val fromEnv = sys.env.get("SPARK_JARS").map(file)
       fromEnv.getOrElse {
-        val venvLib = baseDirectory.value / ".venv" / "lib"
+        val venv = if (sparkLine == "4.3") ".venv" else s".venv-spark$sparkLine"
+        val venvLib = baseDirectory.value / venv / "lib"
         val candidates = Option(venvLib.listFiles()).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
         candidates.find(_.isDirectory).getOrElse(
-          sys.error("pyspark jars not found: run `make setup` (or set SPARK_JARS to pyspark's jars/ folder)"))
+          sys.error(s"pyspark ${SparkLines(sparkLine)} jars not found in $venv: run `SPARK_LINE=$sparkLine dev/setup.sh` " +
+            "(or set SPARK_JARS to pyspark's jars/ folder)"))
       }
     },
     // Provided: on the compile and test classpaths, never in the jar. Scala's own jars come
@@ -42,12 +69,26 @@ lazy val root = (project in file("."))
     libraryDependencies ++= Seq(
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
+    // Delta Lake, on the lines it supports: on the test classpath and copied for the pytest
+    // suites (deltaJars); never in the jar. Its own dependencies are Spark's, provided.
+    ivyConfigurations += Delta,
+    libraryDependencies ++= DeltaArtifacts.get(sparkLine).toSeq.flatMap(a => Seq(
+      ("io.delta" % a % DeltaVersion % "test,delta").intransitive(),
+      ("io.delta" % "delta-storage" % DeltaVersion % "test,delta").intransitive())),
+    deltaJars := {
+      val jars = update.value.select(configurationFilter(Delta.name))
+      val dir = target.value / "delta-jars"
+      IO.delete(dir)
+      IO.createDirectory(dir)
+      jars.foreach(j => IO.copyFile(j, dir / j.getName))
+      streams.value.log.info(s"delta jars in $dir: ${jars.map(_.getName).mkString(", ")}")
+    },
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release:17"),
     javacOptions ++= Seq("--release", "17"),
     // Record the build version for superspark_version().
     Compile / resourceGenerators += Def.task {
       val f = (Compile / resourceManaged).value / "io" / "superspark" / "superspark-version.properties"
-      IO.write(f, s"version=${version.value}\n")
+      IO.write(f, s"version=${version.value}\nsparkLine=$sparkLine\n")
       Seq(f)
     }.taskValue,
     Test / fork := true,

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Sets up everything from a fresh clone: the venv (pinned pyspark/pyarrow/test deps), the
-# sbt launcher (through dev/sbt), the jar, and the superspark package installed editable.
+# Sets up everything from a fresh clone for one Spark line (SPARK_LINE, default 4.3): the venv
+# with that line's pinned pyspark and test deps (`.venv` for 4.3, `.venv-spark4.x` for the
+# others), the sbt launcher (through dev/sbt), the line's jar, and the superspark package
+# installed editable. Lines other than 4.3 also get Delta Lake's jars (jvm/target/spark-4.x/delta-jars).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 PY="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  echo "[superspark] creating .venv" >&2
-  "$PY" -m venv .venv
+line="${SPARK_LINE:-4.3}"
+if [ "$line" = "4.3" ]; then venv=.venv; reqs=dev/requirements.txt
+else venv=".venv-spark$line"; reqs="dev/requirements-spark$line.txt"; fi
+if [ ! -f "$reqs" ]; then
+  echo "[superspark] SPARK_LINE=$line is not a supported line (no $reqs); supported: 4.1 4.2 4.3" >&2
+  exit 2
 fi
-stamp=.venv/.superspark-reqs
-if [ ! -f "$stamp" ] || ! cmp -s dev/requirements.txt "$stamp"; then
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r dev/requirements.txt
-  .venv/bin/python -m pip install -q --no-deps -e python
-  cp dev/requirements.txt "$stamp"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "[superspark] creating $venv" >&2
+  "$PY" -m venv "$venv"
 fi
-./dev/sbt package >&2
-ls jvm/target/scala-2.13/superspark_2.13-*.jar >/dev/null
+stamp="$venv/.superspark-reqs"
+if [ ! -f "$stamp" ] || ! cmp -s "$reqs" "$stamp"; then
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q -r "$reqs"
+  "$venv/bin/python" -m pip install -q --no-deps -e python
+  cp "$reqs" "$stamp"
+fi
+export SPARK_LINE="$line"
+if [ "$line" = "4.3" ]; then ./dev/sbt package >&2; else ./dev/sbt package deltaJars >&2; fi
+ls "jvm/target/spark-$line/scala-2.13/superspark-spark${line}_2.13-"*.jar >/dev/null

@@ -231,7 +231,7 @@ def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
     assert res["executors"] == 2
     # Each executor fetched the jar from the driver (spark.jars) into its work directory.
     shipped = sorted(str(p.relative_to(tmp_path)).split(os.sep)[0]
-                     for p in tmp_path.glob("work*/app-*/*/superspark_2.13-*.jar"))
+                     for p in tmp_path.glob("work*/app-*/*/superspark-spark*_2.13-*.jar"))
     assert shipped == ["work1", "work2"], shipped
     assert res["bsup_schema"] == "struct<id:bigint,s:string,d:double,a:array<bigint>>"
     assert res["bsup_rows"] == [[i, f"v{i}", i / 4, [i, i + 1]] for i in range(200)]

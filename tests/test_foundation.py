@@ -10,10 +10,36 @@ import superspark
 from superspark.functions import superspark_version
 
 
-def test_jar_path_points_at_the_built_jar():
+def test_jar_path_points_at_the_built_jar_of_the_running_line():
+    import pyspark
+
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    assert superspark.spark_line() == line
     path = superspark.jar_path()
     assert os.path.isfile(path)
-    assert os.path.basename(path) == f"superspark_2.13-{superspark.__version__}.jar"
+    assert os.path.basename(path) == f"superspark-spark{line}_2.13-{superspark.__version__}.jar"
+
+
+@pytest.mark.parametrize("version", ["3.5.4", "4.0.5", "4.4.0", "5.0.0"])
+def test_a_line_without_a_jar_gets_one_error_naming_the_supported_lines(version, monkeypatch):
+    monkeypatch.delenv("SUPERSPARK_JAR", raising=False)
+    with pytest.raises(superspark.UnsupportedSparkLineError,
+                       match=rf"no jar for Spark {re.escape(version)} .*supported Spark lines: 4.1, 4.2, 4.3"):
+        superspark.spark_line(version)
+    with pytest.raises(superspark.UnsupportedSparkLineError):
+        superspark.jar_path(version[:3])
+
+
+def test_each_supported_line_names_its_own_jar(monkeypatch):
+    monkeypatch.delenv("SUPERSPARK_JAR", raising=False)
+    for line in superspark.SUPPORTED_SPARK_LINES:
+        assert superspark.spark_line(f"{line}.7") == line
+        try:
+            path = superspark.jar_path(line)
+        except FileNotFoundError as e:  # that line is not built in this checkout
+            assert f"superspark-spark{line}_2.13" in str(e) and f"SPARK_LINE={line}" in str(e)
+        else:
+            assert os.path.basename(path) == f"superspark-spark{line}_2.13-{superspark.__version__}.jar"
 
 
 def test_jar_path_honours_env_and_reports_missing(monkeypatch, tmp_path):

@@ -11,7 +11,6 @@ classpath; :func:`session` does both.
 
 from __future__ import annotations
 
-import glob
 import os
 from typing import Any, Optional
 
@@ -21,39 +20,73 @@ __version__ = "0.1.0"
 EXTENSIONS_CLASS = "io.superspark.SuperSparkExtensions"
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_JAR_NAME = f"superspark_2.13-{__version__}.jar"
 
-__all__ = ["EXTENSIONS_CLASS", "jar_path", "session", "__version__"]
+#: The Spark minor lines with a superspark jar, ``superspark-spark<line>_2.13-<version>.jar`` each.
+SUPPORTED_SPARK_LINES = ("4.1", "4.2", "4.3")
+
+__all__ = ["EXTENSIONS_CLASS", "SUPPORTED_SPARK_LINES", "UnsupportedSparkLineError", "jar_path", "session",
+           "spark_line", "__version__"]
 
 
-def jar_path() -> str:
-    """Returns the path of the superspark jar that matches this package.
+class UnsupportedSparkLineError(RuntimeError):
+    """The running pyspark belongs to a Spark line superspark has no jar for."""
 
-    Looked up, in order: the ``SUPERSPARK_JAR`` environment variable; the jar bundled into
-    the wheel (``superspark/jars/``); the repository's build output
-    (``jvm/target/scala-2.13/``) when running from a source checkout.
+
+def spark_line(version: Optional[str] = None) -> str:
+    """Returns the Spark line (``"4.2"``) of ``version``, by default the installed pyspark's.
 
     Raises:
-        FileNotFoundError: when no jar is found, with what to run to build one.
+        UnsupportedSparkLineError: when superspark has no jar for that line, naming the
+            supported lines.
+    """
+    if version is None:
+        import pyspark
+
+        version = pyspark.__version__
+    parts = version.split(".")
+    line = ".".join(parts[:2])
+    if line not in SUPPORTED_SPARK_LINES:
+        raise UnsupportedSparkLineError(
+            f"superspark has no jar for Spark {version} (line {line}); supported Spark lines: "
+            f"{', '.join(SUPPORTED_SPARK_LINES)}")
+    return line
+
+
+def _jar_name(line: str) -> str:
+    return f"superspark-spark{line}_2.13-{__version__}.jar"
+
+
+def jar_path(line: Optional[str] = None) -> str:
+    """Returns the path of the superspark jar for a Spark line, by default the running pyspark's.
+
+    Looked up, in order: the ``SUPERSPARK_JAR`` environment variable; the jar of that line
+    bundled into the wheel (``superspark/jars/``); the repository's build output
+    (``jvm/target/spark-<line>/scala-2.13/``) when running from a source checkout.
+
+    Args:
+        line: a Spark line such as ``"4.2"`` (default: that of the installed pyspark).
+
+    Raises:
+        UnsupportedSparkLineError: when the Spark line has no superspark jar.
+        FileNotFoundError: when the line's jar is not found, with what to run to build one.
     """
     env = os.environ.get("SUPERSPARK_JAR")
     if env:
         if not os.path.isfile(env):
             raise FileNotFoundError(f"SUPERSPARK_JAR={env!r} is not a file")
         return env
+    line = spark_line() if line is None else spark_line(line)
+    name = _jar_name(line)
     candidates = [
-        os.path.join(_PACKAGE_DIR, "jars", _JAR_NAME),
-        os.path.join(_PACKAGE_DIR, "..", "..", "jvm", "target", "scala-2.13", _JAR_NAME),
+        os.path.join(_PACKAGE_DIR, "jars", name),
+        os.path.join(_PACKAGE_DIR, "..", "..", "jvm", "target", f"spark-{line}", "scala-2.13", name),
     ]
     for c in candidates:
         if os.path.isfile(c):
             return os.path.normpath(c)
-    found = sorted(glob.glob(os.path.join(_PACKAGE_DIR, "jars", "superspark_2.13-*.jar")))
-    if found:
-        return found[-1]
     raise FileNotFoundError(
-        f"{_JAR_NAME} not found (looked in: {', '.join(os.path.normpath(c) for c in candidates)}); "
-        "build it with `make jar` in the superspark repository or set SUPERSPARK_JAR")
+        f"{name} not found (looked in: {', '.join(os.path.normpath(c) for c in candidates)}); "
+        f"build it with `SPARK_LINE={line} make jar` in the superspark repository or set SUPERSPARK_JAR")
 
 
 def _append(existing: Optional[str], item: str, sep: str = ",") -> str:
@@ -74,6 +107,8 @@ def session(app_name: Optional[str] = None, master: str = "local[*]", **conf: An
             entries are appended to them.
 
     Raises:
+        UnsupportedSparkLineError: when the installed pyspark's Spark line has no superspark
+            jar (the message names the supported lines).
         RuntimeError: when a SparkSession already runs in this process without the extension
             (``spark.sql.extensions`` is static: stop that session first).
 

@@ -13,10 +13,12 @@ import io.superspark.parquet.interceptor.InterceptorVersions
  * on the Spark and parquet-java versions the Parquet interceptor supports
  * ([[InterceptorVersions]]), the interceptor's analyzer and planner rules. On other versions
  * Parquet is left to Spark entirely (one warning in the log); bsup, the functions and the
- * Arrow layer work either way.
+ * Arrow layer work either way. A jar built for another Spark line stops the session's start
+ * with `SUPERSPARK_SPARK_LINE_MISMATCH`.
  */
 class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    InterceptorVersions.requireJarLine()
     SuperSparkSQLConf.register()
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
     if (InterceptorVersions.interceptorEnabled()) {

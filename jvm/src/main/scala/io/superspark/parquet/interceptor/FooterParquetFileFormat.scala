@@ -50,6 +50,11 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
     if (Float16Columns.positions(requiredSchema).nonEmpty) None
     else super.vectorTypes(requiredSchema, partitionSchema, sqlConf)
 
+  /** Spark's rule, except that FLOAT16 columns are read by rows on lines whose vectorized reader cannot. */
+  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
+    super.supportBatch(sparkSession, schema) &&
+      (org.apache.spark.sql.superspark.SparkLineShims.vectorizedFloat16 || Float16Columns.positions(schema).isEmpty)
+
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
       dataSchema: StructType,
@@ -60,7 +65,7 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     val sqlConf = getSqlConf(sparkSession)
     // Archive inputs (a Spark 4.3 feature) stay on Spark's own reader.
-    if (!FooterInterceptorConf.readEnabled(sqlConf) || new ParquetOptions(options, sqlConf).archiveFormatEnabled) {
+    if (!FooterInterceptorConf.readEnabled(sqlConf) || org.apache.spark.sql.superspark.SparkLineShims.archiveFormatEnabled(new ParquetOptions(options, sqlConf))) {
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {

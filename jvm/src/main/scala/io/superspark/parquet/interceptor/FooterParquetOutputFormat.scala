@@ -35,11 +35,10 @@ class FooterParquetOutputFormat[T](
   override def getRecordWriter(conf: Configuration, file: Path, codec: CompressionCodecName,
       mode: ParquetFileWriter.Mode): RecordWriter[Void, T] = {
     val writeSupport = getWriteSupport(conf)
-    val propsBuilder = ParquetProperties.builder()
+    val propsBuilder = org.apache.spark.sql.superspark.SparkLineShims.lineWriterProperties(ParquetProperties.builder(), conf)
       .withPageSize(getPageSize(conf))
       .withDictionaryPageSize(getDictionaryPageSize(conf))
       .withDictionaryEncoding(getEnableDictionary(conf))
-      .withByteStreamSplitEncoding(getByteStreamSplitEnabled(conf))
       .withWriterVersion(getWriterVersion(conf))
       .estimateRowCountForPageSizeCheck(getEstimatePageSizeCheck(conf))
       .withMinRowCountForPageSizeCheck(getMinRowCountForPageSizeCheck(conf))

@@ -7,18 +7,20 @@ import org.apache.spark.internal.Logging
 
 /**
  * The Spark and parquet-java versions the interceptor is correct for. Its read path runs
- * copies of Spark 4.3.0's reader code (`org.apache.spark.sql.superspark.ParquetFooterScan`,
+ * copies of its Spark line's reader code (`org.apache.spark.sql.superspark.ParquetFooterScan`,
  * `FooterScanExec`'s constructor, the aggregate readers) and the FlatBuffer decoder repeats
- * parquet-java 1.17's metadata rules; on another minor version either may differ from the code
+ * its parquet-java's metadata rules; on another minor version either may differ from the code
  * it stands in for, and a difference is a wrong query answer. So the extension installs the
  * Parquet rules only for [[SupportedSpark]].x with [[SupportedParquet]].x, and otherwise leaves
- * Parquet to Spark, saying so once per JVM in a warning.
+ * Parquet to Spark, saying so once per JVM in a warning. Each Spark line has its own jar
+ * ([[SupportedSpark]] is the line this one is built for); a jar of another line refuses to
+ * start ([[requireJarLine]]).
  */
 object InterceptorVersions extends Logging {
   /** major.minor of the Spark version the copied reader code mirrors. */
-  val SupportedSpark = "4.3"
+  val SupportedSpark: String = org.apache.spark.sql.superspark.SparkLineShims.SparkLine
   /** major.minor of the parquet-java version the FlatBuffer decoder follows. */
-  val SupportedParquet = "1.17"
+  val SupportedParquet: String = org.apache.spark.sql.superspark.SparkLineShims.ParquetLine
 
   /**
    * JVM system property that replaces the versions found, for tests only:
@@ -48,6 +50,30 @@ object InterceptorVersions extends Logging {
   }
 
   private def majorMinor(version: String): String = version.split("[.-]").take(2).mkString(".")
+
+  /** The Spark lines superspark builds a jar for, `superspark-spark<line>_2.13` each. */
+  val SupportedLines: Seq[String] = Seq("4.1", "4.2", "4.3")
+
+  /**
+   * Fails the session's start when this jar was built for another Spark line than the running
+   * one: its line-specific code (`jvm/src/main/spark-<line>/`) would call APIs that are not
+   * there. Checks the real Spark version ([[OverrideProperty]] does not apply).
+   */
+  def requireJarLine(sparkVersion: String = org.apache.spark.SPARK_VERSION): Unit = {
+    val running = majorMinor(sparkVersion)
+    if (running != SupportedSpark) {
+      val advice = if (SupportedLines.contains(running)) s"use the superspark-spark${running}_2.13 jar"
+        else s"Spark $running has no superspark jar; supported lines: ${SupportedLines.mkString(", ")}"
+      throw new org.apache.spark.SparkException(
+        message = s"[SUPERSPARK_SPARK_LINE_MISMATCH] This superspark jar is built for Spark $SupportedSpark.x, " +
+          s"but Spark $sparkVersion is running: $advice.",
+        cause = null,
+        errorClass = Some("SUPERSPARK_SPARK_LINE_MISMATCH"),
+        messageParameters = Map("jarLine" -> SupportedSpark, "sparkVersion" -> sparkVersion,
+          "supportedLines" -> SupportedLines.mkString(", ")),
+        context = Array.empty)
+    }
+  }
 
   def supports(f: Found): Boolean =
     majorMinor(f.spark) == SupportedSpark && majorMinor(f.parquet) == SupportedParquet

@@ -36,7 +36,7 @@ class InterceptorVersionsSuite extends SparkSessionSuite {
   override def beforeAll(): Unit = {
     appender.start()
     logger.addAppender(appender)
-    System.setProperty(InterceptorVersions.OverrideProperty, "spark=4.2.1")
+    System.setProperty(InterceptorVersions.OverrideProperty, "spark=5.9.1")
     super.beforeAll()
   }
 
@@ -54,15 +54,30 @@ class InterceptorVersionsSuite extends SparkSessionSuite {
     try f(dir) finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
   }
 
-  test("supported versions: Spark 4.3.x with parquet-java 1.17.x only") {
-    import InterceptorVersions.{Found, supports}
-    assert(supports(Found("4.3.0", "1.17.0")) && supports(Found("4.3.2", "1.17.1")))
-    assert(!supports(Found("4.2.1", "1.17.0")) && !supports(Found("4.4.0", "1.17.0")))
-    assert(!supports(Found("4.3.0", "1.16.0")) && !supports(Found("4.3.0", "1.18.0")) && !supports(Found("5.3.0", "1.17.0")))
+  test("supported versions: this jar's Spark line with its parquet-java line only") {
+    import InterceptorVersions.{Found, SupportedParquet => P, SupportedSpark => S, supports}
+    assert(supports(Found(s"$S.0", s"$P.0")) && supports(Found(s"$S.7", s"$P.3")))
+    assert(!supports(Found("3.5.4", s"$P.0")) && !supports(Found("4.4.0", s"$P.0")) && !supports(Found(s"5.$S", s"$P.0")))
+    InterceptorVersions.SupportedLines.filterNot(_ == S).foreach(l => assert(!supports(Found(s"$l.1", s"$P.0"))))
+    assert(!supports(Found(s"$S.0", "1.14.0")) && !supports(Found(s"$S.0", "1.99.0")))
     // The real versions of this build are supported; the faked one is not.
     val real = Found(org.apache.spark.SPARK_VERSION, InterceptorVersions.parquetVersion)
-    assert(real == Found("4.3.0", "1.17.0"))
-    assert(InterceptorVersions.found() == Found("4.2.1", "1.17.0"))
+    assert(supports(real), real)
+    assert(InterceptorVersions.found() == Found("5.9.1", real.parquet))
+  }
+
+  test("a jar of another Spark line refuses to start, naming the jar to use or the supported lines") {
+    InterceptorVersions.requireJarLine(org.apache.spark.SPARK_VERSION) // this line: fine
+    val other = InterceptorVersions.SupportedLines.find(_ != InterceptorVersions.SupportedSpark).get
+    val e = intercept[org.apache.spark.SparkException](InterceptorVersions.requireJarLine(s"$other.2"))
+    assert(e.getCondition == "SUPERSPARK_SPARK_LINE_MISMATCH")
+    assert(e.getMessage.contains(s"built for Spark ${InterceptorVersions.SupportedSpark}.x") &&
+      e.getMessage.contains(s"superspark-spark${other}_2.13"))
+    Seq("3.5.4", "4.0.5", "4.4.0", "5.0.0").foreach { v =>
+      val e = intercept[org.apache.spark.SparkException](InterceptorVersions.requireJarLine(v))
+      assert(e.getCondition == "SUPERSPARK_SPARK_LINE_MISMATCH" &&
+        e.getMessage.contains("supported lines: 4.1, 4.2, 4.3"), e.getMessage)
+    }
   }
 
   test("on an unsupported version Parquet is Spark's: DSv1, DSv2, writes, schema inference") {
@@ -116,7 +131,8 @@ class InterceptorVersionsSuite extends SparkSessionSuite {
   test("the guard warns once per JVM, naming the versions found and supported") {
     new SuperSparkExtensions().apply(new SparkSessionExtensions) // a second session's extensions
     val Seq(w) = guardWarnings
-    assert(w.contains("Spark 4.2.1") && w.contains("parquet-java 1.17.0"))
-    assert(w.contains("Spark 4.3.x") && w.contains("parquet-java 1.17.x"))
+    assert(w.contains("Spark 5.9.1") && w.contains(s"parquet-java ${InterceptorVersions.parquetVersion}"))
+    assert(w.contains(s"Spark ${InterceptorVersions.SupportedSpark}.x") &&
+      w.contains(s"parquet-java ${InterceptorVersions.SupportedParquet}.x"))
   }
 }

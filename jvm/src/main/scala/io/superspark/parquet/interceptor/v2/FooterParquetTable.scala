@@ -57,7 +57,8 @@ class FooterParquetScanBuilder(
   override def build(): ParquetScan = {
     val scan = super.build()
     val sqlConf = SQLConf.get
-    val archive = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sqlConf).archiveFormatEnabled
+    val archive = org.apache.spark.sql.superspark.SparkLineShims.archiveFormatEnabled(
+      new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sqlConf))
     if (FooterInterceptorConf.readEnabled(sqlConf) && !archive) FooterParquetScan(scan) else scan
   }
 

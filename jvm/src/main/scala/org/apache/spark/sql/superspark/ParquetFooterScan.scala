@@ -47,10 +47,6 @@ import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalForm
  */
 object ParquetFooterScan {
 
-  /** The session settings Spark 4.3.0's `mergeSchemasInParallel` gives its schema converter. */
-  private case class ConverterSettings(binaryAsString: Boolean, int96AsTimestamp: Boolean, inferTimestampNTZ: Boolean,
-      nanosAsLong: Boolean, timestampNanosTypes: Boolean, respectUnknownTypeAnnotation: Boolean)
-
   /** `ParquetFileFormat.setupHadoopConf` (private in Spark 4.3.0). */
   private def setupHadoopConf(hadoopConf: Configuration, sqlConf: SQLConf, requiredSchema: StructType): Unit = {
     hadoopConf.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
@@ -63,9 +59,7 @@ object ParquetFooterScan {
     hadoopConf.setBoolean(SQLConf.PARQUET_INT96_AS_TIMESTAMP.key, sqlConf.isParquetINT96AsTimestamp)
     hadoopConf.setBoolean(SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED.key, sqlConf.parquetInferTimestampNTZEnabled)
     hadoopConf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG.key, sqlConf.legacyParquetNanosAsLong)
-    hadoopConf.setBoolean(SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED.key, sqlConf.timestampNanosTypesEnabled)
-    hadoopConf.setBoolean(SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION.key,
-      sqlConf.parquetReaderRespectUnknownTypeAnnotation)
+    SparkLineShims.setupLineHadoopConf(hadoopConf, sqlConf) // Hook: the settings that differ by line.
   }
 
   /**
@@ -85,7 +79,8 @@ object ParquetFooterScan {
       buildSparkReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf, metrics)
     } else {
       val read = Float16Columns.asRead(requiredSchema, float16)
-      val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, metrics)
+      val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, metrics,
+        vectorizedAllowed = SparkLineShims.vectorizedFloat16)
       val converter = new Float16Columns.Converter(read, partitionSchema, float16)
       (file: PartitionedFile) => converter(reader(file))
     }
@@ -98,13 +93,15 @@ object ParquetFooterScan {
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration,
-      metrics: FooterMetrics): PartitionedFile => Iterator[InternalRow] = {
+      metrics: FooterMetrics,
+      vectorizedAllowed: Boolean = true): PartitionedFile => Iterator[InternalRow] = {
     val sqlConf = sparkSession.sessionState.conf
     setupHadoopConf(hadoopConf, sqlConf, requiredSchema)
     val broadcastedHadoopConf = SerializableConfiguration.broadcast(sparkSession.sparkContext, hadoopConf)
     val resultSchema = StructType(partitionSchema.fields ++ requiredSchema.fields)
     val enableOffHeapColumnVector = sqlConf.offHeapColumnVectorEnabled
-    val enableVectorizedReader = ParquetUtils.isBatchReadSupportedForSchema(sqlConf, resultSchema)
+    // Hook: `vectorizedAllowed` (FLOAT16 columns on a line whose vectorized reader cannot read them).
+    val enableVectorizedReader = vectorizedAllowed && ParquetUtils.isBatchReadSupportedForSchema(sqlConf, resultSchema)
     val enableRecordFilter = sqlConf.parquetRecordFilterEnabled
     val timestampConversion = sqlConf.isParquetINT96TimestampConversion
     val capacity = sqlConf.parquetVectorizedReaderBatchSize
@@ -118,7 +115,7 @@ object ParquetFooterScan {
     val parquetOptions = new ParquetOptions(options, sqlConf)
     val datetimeRebaseModeInRead = parquetOptions.datetimeRebaseModeInRead
     val int96RebaseModeInRead = parquetOptions.int96RebaseModeInRead
-    val returningBatch = sqlConf.parquetVectorizedReaderEnabled &&
+    val returningBatch = enableVectorizedReader && sqlConf.parquetVectorizedReaderEnabled &&
       options.getOrElse(FileFormat.OPTION_RETURNING_BATCH,
         throw new IllegalArgumentException("OPTION_RETURNING_BATCH should always be set for ParquetFileFormat. " +
           s"To workaround this issue, set ${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key}=false.")).equals("true")
@@ -148,9 +145,9 @@ object ParquetFooterScan {
         val int96RebaseSpec = DataSourceUtils.int96RebaseSpec(
           footerFileMetaData.getKeyValueMetaData.get, int96RebaseModeInRead)
         val pushed = if (enableParquetFilterPushDown) {
-          val parquetFilters = new ParquetFilters(footerFileMetaData.getSchema, pushDownDate, pushDownTimestamp,
-            pushDownDecimal, pushDownStringPredicate, pushDownInFilterThreshold, isCaseSensitive,
-            datetimeRebaseSpec, Some(requiredSchema))
+          val parquetFilters = SparkLineShims.parquetFilters(footerFileMetaData.getSchema, pushDownDate,
+            pushDownTimestamp, pushDownDecimal, pushDownStringPredicate, pushDownInFilterThreshold, isCaseSensitive,
+            datetimeRebaseSpec, requiredSchema)
           filters.flatMap(parquetFilters.createFilter).reduceOption(FilterApi.and)
         } else {
           None
@@ -285,30 +282,22 @@ object ParquetFooterScan {
     val strict = FooterInterceptorConf.strict(sqlConf)
     val metrics = FooterMetrics.create(sparkSession.sparkContext)
     // The converter's settings, as Spark's mergeSchemasInParallel takes them from the session.
-    val converterConf = ConverterSettings(sqlConf.isParquetBinaryAsString, sqlConf.isParquetINT96AsTimestamp,
-      sqlConf.parquetInferTimestampNTZEnabled, sqlConf.legacyParquetNanosAsLong, sqlConf.timestampNanosTypesEnabled,
-      sqlConf.parquetReaderRespectUnknownTypeAnnotation)
+    val converterConf = SparkLineShims.converterSettings(sqlConf)
     val reader = (fs: Seq[FileStatus], conf: Configuration, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean) =>
       readSchemas(fs, conf, converterConf, strict, metrics, ignoreCorruptFiles, ignoreMissingFiles)
     if (touch.size == 1) {
       val conf = sparkSession.sessionState.newHadoopConfWithOptions(parameters)
       reader(touch, conf, sqlConf.ignoreCorruptFiles, sqlConf.ignoreMissingFiles).headOption
     } else {
-      SchemaMergeUtils.mergeSchemasInParallel(sparkSession, parameters, touch, reader)
+      SparkLineShims.mergeSchemasInParallel(sparkSession, parameters, touch, reader) // Hook: the reader's shape
     }
   }
 
   /** Spark 4.3.0's per-task schema reader (`ParquetFileFormat.mergeSchemasInParallel`), our footers. */
-  private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: ConverterSettings,
+  private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: SparkLineShims.ConverterSettings,
       strict: Boolean, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
       ignoreMissingFiles: Boolean): Seq[StructType] = {
-    val converter = new ParquetToSparkSchemaConverter(
-      assumeBinaryIsString = settings.binaryAsString,
-      assumeInt96IsTimestamp = settings.int96AsTimestamp,
-      inferTimestampNTZ = settings.inferTimestampNTZ,
-      nanosAsLong = settings.nanosAsLong,
-      timestampNanosTypesEnabled = settings.timestampNanosTypes,
-      respectUnknownTypeAnnotation = settings.respectUnknownTypeAnnotation)
+    val converter = SparkLineShims.schemaConverter(settings)
     files.flatMap { f =>
       // The footer read as Spark's readParquetFootersInParallel guards it; the conversion after
       // it (unsupported types) fails as in Spark, unwrapped.

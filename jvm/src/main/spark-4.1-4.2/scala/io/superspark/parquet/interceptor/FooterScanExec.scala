@@ -1,0 +1,40 @@
+package io.superspark.parquet.interceptor
+
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.connector.read.streaming.SparkDataStream
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.util.collection.BitSet
+
+/**
+ * Spark's `FileSourceScanExec` (the constructor of Spark 4.1 and 4.2) over a [[FooterParquetFileFormat]]
+ * that carries `footerMetrics`, with those counters among the node's SQL metrics
+ * ([[FooterScanMetricsNode]]).
+ */
+class FooterScanExec(
+    relation: HadoopFsRelation,
+    stream: Option[SparkDataStream],
+    output: Seq[Attribute],
+    requiredSchema: StructType,
+    partitionFilters: Seq[Expression],
+    optionalBucketSet: Option[BitSet],
+    optionalNumCoalescedBuckets: Option[Int],
+    dataFilters: Seq[Expression],
+    tableIdentifier: Option[TableIdentifier],
+    disableBucketedScan: Boolean)(val footerMetrics: FooterMetrics)
+  extends FileSourceScanExec(relation, stream, output, requiredSchema, partitionFilters, optionalBucketSet,
+    optionalNumCoalescedBuckets, dataFilters, tableIdentifier, disableBucketedScan)
+  with FooterScanMetricsNode
+
+object FooterScanExec {
+  /** The scan with a fresh set of counters, given to its file format and to its metrics. */
+  def apply(scan: FileSourceScanExec): FooterScanExec = {
+    val metrics = FooterMetrics.create(scan.session.sparkContext)
+    val relation = scan.relation.copy(fileFormat = new FooterParquetFileFormat(Some(metrics)))(scan.relation.sparkSession)
+    new FooterScanExec(relation, scan.stream, scan.output, scan.requiredSchema, scan.partitionFilters,
+      scan.optionalBucketSet, scan.optionalNumCoalescedBuckets, scan.dataFilters, scan.tableIdentifier,
+      scan.disableBucketedScan)(metrics)
+  }
+}

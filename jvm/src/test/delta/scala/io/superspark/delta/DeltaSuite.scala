@@ -1,0 +1,132 @@
+package io.superspark.delta
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.superspark.SuperSparkExtensions
+import io.superspark.parquet.interceptor.FooterInterceptorConf
+
+/**
+ * Delta Lake (delta-spark 4.4.0, on the Spark lines it supports) beside superspark: every
+ * scenario runs in a session with both extensions (superspark's footer writes on) and in one
+ * with Delta alone, and must give the same answers, which are also checked against values
+ * computed here. Compiled and run only on lines with a Delta artifact (build.sbt).
+ */
+class DeltaSuite extends AnyFunSuite {
+
+  private def withSession[T](superspark: Boolean)(f: SparkSession => T): T = {
+    val extensions = (if (superspark) Seq(classOf[SuperSparkExtensions].getName) else Nil) :+
+      "io.delta.sql.DeltaSparkSessionExtension"
+    val builder = SparkSession.builder().master("local[2]").appName("DeltaSuite")
+      .config("spark.sql.extensions", extensions.mkString(","))
+      .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "2")
+      .config("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    if (superspark) builder.config(FooterInterceptorConf.WriteKey, "true")
+    val spark = builder.getOrCreate()
+    try f(spark) finally {
+      spark.stop()
+      SparkSession.clearActiveSession()
+      SparkSession.clearDefaultSession()
+    }
+  }
+
+  private def withDir[T](f: Path => T): T = {
+    val dir = Files.createTempDirectory("delta-suite")
+    try f(dir) finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
+  }
+
+  private def rows(spark: SparkSession, sql: String): Seq[String] =
+    spark.sql(sql).collect().map(_.toSeq.map(String.valueOf).mkString("|")).toSeq.sorted
+
+  /** Runs `scenario` with and without superspark; both give the same snapshots, returned. */
+  private def sameWithAndWithout(scenario: (SparkSession, Path) => Seq[(String, Seq[String])]): Map[String, Seq[String]] = {
+    val withIt = withDir(d => withSession(superspark = true)(s => scenario(s, d)))
+    val without = withDir(d => withSession(superspark = false)(s => scenario(s, d)))
+    assert(withIt.map(_._1) == without.map(_._1))
+    withIt.zip(without).foreach { case ((name, a), (_, b)) => assert(a == b, s"$name differs with superspark") }
+    withIt.toMap
+  }
+
+  test("inserts, a partitioned table and column mapping (name mode) read the same with and without superspark") {
+    val snaps = sameWithAndWithout { (spark, dir) =>
+      val t = dir.resolve("t")
+      spark.sql(s"CREATE TABLE delta.`$t` (id BIGINT, name STRING, part INT, price DOUBLE) USING delta " +
+        "PARTITIONED BY (part) TBLPROPERTIES ('delta.columnMapping.mode' = 'name', " +
+        "'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5')")
+      spark.range(0, 60).selectExpr("id", "concat('n', id) AS name", "CAST(id % 3 AS INT) AS part", "id * 1.5 AS price")
+        .write.format("delta").mode("append").save(t.toString)
+      spark.sql(s"INSERT INTO delta.`$t` VALUES (100, 'x', 1, 0.25), (101, NULL, 2, NULL)")
+      spark.sql(s"ALTER TABLE delta.`$t` RENAME COLUMN name TO label")
+      Seq(
+        "all" -> rows(spark, s"SELECT id, label, part, price FROM delta.`$t`"),
+        "filtered" -> rows(spark, s"SELECT part, count(*), sum(price) FROM delta.`$t` WHERE id >= 30 GROUP BY part"),
+        "files" -> Seq(spark.sql(s"DESCRIBE DETAIL delta.`$t`").select("partitionColumns").head().getSeq[String](0).mkString(",")))
+    }
+    assert(snaps("all").size == 62)
+    assert(snaps("all").contains("100|x|1|0.25") && snaps("all").contains("101|null|2|null"))
+    val byPart = snaps("filtered").map(_.split('|')).map(a => a(0).toInt -> (a(1).toLong, a(2).toDouble)).toMap
+    (0 until 3).foreach { p =>
+      val ids = (30L until 60L).filter(_ % 3 == p) ++ (if (p == 1) Seq(100L) else if (p == 2) Seq(101L) else Nil)
+      val sum = (30L until 60L).filter(_ % 3 == p).map(_ * 1.5).sum + (if (p == 1) 0.25 else 0.0)
+      assert(byPart(p) == (ids.size.toLong, sum), s"part $p")
+    }
+    assert(snaps("files") == Seq("part"))
+  }
+
+  test("MERGE, UPDATE and DELETE with deletion vectors read the same with and without superspark") {
+    val snaps = sameWithAndWithout { (spark, dir) =>
+      val t = dir.resolve("dv")
+      spark.range(0, 1000).selectExpr("id", "id % 10 AS k", "CAST(id AS STRING) AS v").repartition(2)
+        .write.format("delta").option("delta.enableDeletionVectors", "true").save(t.toString)
+      spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+      spark.sql(s"DELETE FROM delta.`$t` WHERE k = 3")
+      spark.sql(s"UPDATE delta.`$t` SET v = 'updated' WHERE k = 5")
+      spark.range(990, 1010).selectExpr("id", "id % 10 AS k", "'merged' AS v").createOrReplaceTempView("src")
+      spark.sql(s"MERGE INTO delta.`$t` AS t USING src AS s ON t.id = s.id " +
+        "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+      val dvs = spark.sql(s"DESCRIBE HISTORY delta.`$t`").select("operationMetrics").collect()
+        .map(_.getMap[String, String](0)).exists(_.get("numDeletionVectorsAdded").exists(_.toLong > 0))
+      Seq(
+        "rows" -> rows(spark, s"SELECT id, k, v FROM delta.`$t`"),
+        "dvs" -> Seq(dvs.toString))
+    }
+    assert(snaps("dvs") == Seq("true"), "the DML wrote deletion vectors")
+    val expected = ((0L until 1010L).filterNot(id => id < 1000 && id % 10 == 3).map { id =>
+      val v = if (id >= 990) "merged" else if (id % 10 == 5) "updated" else id.toString
+      s"$id|${id % 10}|$v"
+    }).sorted
+    assert(snaps("rows") == expected)
+  }
+
+  test("OPTIMIZE, time travel, VACUUM and checkpoints read the same with and without superspark") {
+    val snaps = sameWithAndWithout { (spark, dir) =>
+      val t = dir.resolve("opt")
+      (0 until 12).foreach { i =>
+        spark.range(i * 10, i * 10 + 10).selectExpr("id", s"$i AS batch").write.format("delta").mode("append")
+          .save(t.toString)
+        if (i == 0) spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.checkpointInterval' = '5')")
+      }
+      spark.sql(s"DELETE FROM delta.`$t` WHERE batch = 0")
+      val before = spark.read.format("delta").load(t.toString).inputFiles.length
+      spark.sql(s"OPTIMIZE delta.`$t`")
+      val after = spark.read.format("delta").load(t.toString).inputFiles.length
+      val v4 = rows(spark, s"SELECT count(*), max(id) FROM delta.`$t` VERSION AS OF 4") // before OPTIMIZE's rewrite
+      spark.sql(s"VACUUM delta.`$t` RETAIN 0 HOURS")
+      val checkpoints = Files.list(t.resolve("_delta_log")).iterator().asScala.count(_.toString.contains(".checkpoint."))
+      Seq(
+        "now" -> rows(spark, s"SELECT batch, count(*), sum(id) FROM delta.`$t` GROUP BY batch"),
+        "v4" -> v4,
+        "compacted" -> Seq((before > 1 && after == 1).toString),
+        "checkpointed" -> Seq((checkpoints > 0).toString))
+    }
+    assert(snaps("now") == (1 until 12).map(b => s"$b|10|${(b * 10 until b * 10 + 10).sum}").sorted)
+    assert(snaps("v4") == Seq("40|39")) // versions 0 (write), 1 (properties), 2..4 (writes)
+    assert(snaps("compacted") == Seq("true") && snaps("checkpointed") == Seq("true"))
+  }
+}
