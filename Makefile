@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: test-lines fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: shared-notice test-lines fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -12,6 +12,9 @@ LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpF
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
 	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py
 
+shared-notice:
+	@./dev/shared-notice.sh
+
 setup:
 	SPARK_LINE=$(SPARK_LINE) ./dev/setup.sh
 
@@ -21,7 +24,7 @@ jar:
 demo: setup
 	.venv/bin/python examples/demo.py
 
-test: setup
+test: shared-notice setup
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra tests
 	$(MAKE) test-lines

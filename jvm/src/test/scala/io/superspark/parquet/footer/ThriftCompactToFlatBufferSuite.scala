@@ -21,8 +21,9 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
       bloom = true),
     FooterTestFiles.writeAllTypes(dir, "v1-plain.parquet", codec = CompressionCodecName.UNCOMPRESSED, rows = 10))
 
-  private lazy val corpus: Option[Path] = Seq(Paths.get("..", "shared", "corpus", "parquet-testing", "data"),
-    Paths.get("/work/shared/corpus/parquet-testing/data")).find(Files.isDirectory(_))
+  private lazy val corpus: Option[Path] = (sys.env.get("PARQUET_TESTING").map(Paths.get(_, "data")).toSeq ++
+    Seq(Paths.get("..", "shared", "corpus", "parquet-testing", "data"),
+    Paths.get("/work/shared/corpus/parquet-testing/data"))).find(Files.isDirectory(_))
 
   private def parse(thrift: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(
     new java.io.ByteArrayInputStream(thrift))

@@ -33,8 +33,9 @@ class ParquetCorpusSuite extends SparkSessionSuite {
   private val ReadKey = FooterInterceptorConf.ReadKey
   private val PerReadTimeout = 120.seconds
 
-  /** `../shared/corpus/parquet-testing` from the repository root (or a worktree below it). */
-  private lazy val corpusRoot: Option[Path] = {
+  /** `$PARQUET_TESTING`, else `../shared/corpus/parquet-testing` from the repository root (or a worktree below it). */
+  private lazy val corpusRoot: Option[Path] = sys.env.get("PARQUET_TESTING").map(Paths.get(_)).filter(Files.isDirectory(_))
+    .orElse {
     val root = Paths.get("").toAbsolutePath
     Iterator.iterate(root)(_.getParent).takeWhile(_ != null).take(4)
       .map(_.resolve("shared/corpus/parquet-testing")).find(Files.isDirectory(_))
