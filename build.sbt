@@ -69,12 +69,13 @@ lazy val root = (project in file("."))
     libraryDependencies ++= Seq(
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
-    // Delta Lake, on the lines it supports: on the test classpath and copied for the pytest
+    // Delta Lake, on the lines it supports: provided (compile and test classpaths, for the
+    // Delta table commit in jvm/src/main/delta/ and the Delta suites), copied for the pytest
     // suites (deltaJars); never in the jar. Its own dependencies are Spark's, provided.
     ivyConfigurations += Delta,
     libraryDependencies ++= DeltaArtifacts.get(sparkLine).toSeq.flatMap(a => Seq(
-      ("io.delta" % a % DeltaVersion % "test,delta").intransitive(),
-      ("io.delta" % "delta-storage" % DeltaVersion % "test,delta").intransitive())),
+      ("io.delta" % a % DeltaVersion % "provided,delta").intransitive(),
+      ("io.delta" % "delta-storage" % DeltaVersion % "provided,delta").intransitive())),
     deltaJars := {
       val jars = update.value.select(configurationFilter(Delta.name))
       val dir = target.value / "delta-jars"
