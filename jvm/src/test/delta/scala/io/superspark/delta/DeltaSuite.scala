@@ -59,7 +59,7 @@ class DeltaSuite extends AnyFunSuite {
       spark.sql(s"CREATE TABLE delta.`$t` (id BIGINT, name STRING, part INT, price DOUBLE) USING delta " +
         "PARTITIONED BY (part) TBLPROPERTIES ('delta.columnMapping.mode' = 'name', " +
         "'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5')")
-      spark.range(0, 60).selectExpr("id", "concat('n', id) AS name", "CAST(id % 3 AS INT) AS part", "id * 1.5 AS price")
+      spark.range(0, 60).selectExpr("id", "concat('n', id) AS name", "CAST(id % 3 AS INT) AS part", "CAST(id * 1.5 AS DOUBLE) AS price")
         .write.format("delta").mode("append").save(t.toString)
       spark.sql(s"INSERT INTO delta.`$t` VALUES (100, 'x', 1, 0.25), (101, NULL, 2, NULL)")
       spark.sql(s"ALTER TABLE delta.`$t` RENAME COLUMN name TO label")
@@ -97,7 +97,8 @@ class DeltaSuite extends AnyFunSuite {
         "dvs" -> Seq(dvs.toString))
     }
     assert(snaps("dvs") == Seq("true"), "the DML wrote deletion vectors")
-    val expected = ((0L until 1010L).filterNot(id => id < 1000 && id % 10 == 3).map { id =>
+    // k = 3 was deleted below 990; the MERGE source (990 until 1010) inserts 993 back.
+    val expected = ((0L until 1010L).filterNot(id => id < 990 && id % 10 == 3).map { id =>
       val v = if (id >= 990) "merged" else if (id % 10 == 5) "updated" else id.toString
       s"$id|${id % 10}|$v"
     }).sorted
@@ -107,10 +108,10 @@ class DeltaSuite extends AnyFunSuite {
   test("OPTIMIZE, time travel, VACUUM and checkpoints read the same with and without superspark") {
     val snaps = sameWithAndWithout { (spark, dir) =>
       val t = dir.resolve("opt")
-      (0 until 12).foreach { i =>
+      (0 until 6).foreach { i =>
         spark.range(i * 10, i * 10 + 10).selectExpr("id", s"$i AS batch").write.format("delta").mode("append")
           .save(t.toString)
-        if (i == 0) spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.checkpointInterval' = '5')")
+        if (i == 0) spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.checkpointInterval' = '3')")
       }
       spark.sql(s"DELETE FROM delta.`$t` WHERE batch = 0")
       val before = spark.read.format("delta").load(t.toString).inputFiles.length
@@ -125,7 +126,7 @@ class DeltaSuite extends AnyFunSuite {
         "compacted" -> Seq((before > 1 && after == 1).toString),
         "checkpointed" -> Seq((checkpoints > 0).toString))
     }
-    assert(snaps("now") == (1 until 12).map(b => s"$b|10|${(b * 10 until b * 10 + 10).sum}").sorted)
+    assert(snaps("now") == (1 until 6).map(b => s"$b|10|${(b * 10 until b * 10 + 10).sum}").sorted)
     assert(snaps("v4") == Seq("40|39")) // versions 0 (write), 1 (properties), 2..4 (writes)
     assert(snaps("compacted") == Seq("true") && snaps("checkpointed") == Seq("true"))
   }
