@@ -255,7 +255,7 @@ object BsupFuzz {
 
     private def sameRows(a: Seq[Any], b: Seq[Any]): Boolean = BsupCodecSuite.same(a.map(plain), b.map(plain))
 
-    private val permissive = new BsupOptions(Map.empty, "_corrupt_record")
+    private val permissive = new BsupOptions(Map.empty[String, String], "_corrupt_record")
     private val failFast = new BsupOptions(Map("mode" -> "FAILFAST"), "_corrupt_record")
 
     /** All paths over `b`; returns whether the file reader decoded it. Throws [[Failure]]. */
