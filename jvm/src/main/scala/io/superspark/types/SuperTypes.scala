@@ -29,6 +29,7 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * | array, set                      | array                                                   |
  * | map                             | map                                                     |
  * | union(T1..Tn)                   | struct<selector:int, `T1`:..., ..., `Tn`:...>           |
+ * | deciaml_S_P=float64 (SuperDB), decimal_P_S=string (ours) | decimal(P,S)              |
  * | named N=T                       | T's mapping                                             |
  * | T|null, T|none (option, v5)     | T's mapping, nullable                                   |
  * | none                            | null                                                    |
