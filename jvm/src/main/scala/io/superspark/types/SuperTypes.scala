@@ -303,14 +303,14 @@ object SuperTypes {
 
   /**
    * The Super type a column is written as at `version`. Version 5 has no typed nulls: each
-   * nullable slot becomes a union with `null` ([[withNullUnions]]), except in a type kept from
-   * version 5 data, which is written exactly as it was read.
+   * nullable slot becomes a union with `null` ([[withNullUnions]]), also in a type kept in the
+   * metadata (a plain `int64` read from SuperDB's data is written back as `int64|null` when the
+   * Spark column is nullable, as every inferred column is: values stay, and a null that merging
+   * or a join put there is written as SuperDB reads it).
    */
   def writeType(f: StructField, version: Int, decimals: DecimalForm = DecimalForm.Float64): SuperType = {
-    val kept = keptType(f)
-    val t = kept.getOrElse(fromSpark(f.dataType, decimals))
-    val keptFromVersion5 = kept.isDefined && f.metadata.contains(VersionKey) && f.metadata.getLong(VersionKey) > 0
-    if (version == 0 || keptFromVersion5) t else withNullUnions(t, f.dataType, f.nullable)
+    val t = superTypeOf(f, decimals = decimals)
+    if (version == 0) t else withNullUnions(t, f.dataType, f.nullable)
   }
 
   private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield Options(a, b)

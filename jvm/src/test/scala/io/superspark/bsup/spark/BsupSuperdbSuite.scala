@@ -188,7 +188,7 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(spark.read.format("bsup").load(d.getPath).collect().toSeq == Seq(Row(BigDecimal(5).bigDecimal), Row(null)))
 
     // A file of today's version 5 writer (a null tag in an int64 slot, no union) still reads as
-    // before; writing those columns back at version 5 fails, naming the column.
+    // before; written again at version 5 its nullable columns become unions with null.
     val old = new ByteArrayOutputStream()
     val w = new BsupWriter(old, BsupWriterOptions(compress = false, version = 5))
     val rt = SuperType.record("a" -> SuperType.int64, "s" -> SuperType.record("x" -> SuperType.string))
@@ -198,19 +198,31 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     val oldDir = tmp(); Files.write(new File(oldDir, "old.bsup").toPath, old.toByteArray)
     val read = spark.read.format("bsup").load(oldDir.getPath)
     assert(read.collect().toSeq == Seq(Row(1L, Row("x")), Row(null, Row(null)), Row(2L, Row(null))))
-    val e2 = intercept[SparkException](writeOne(read, "compression" -> "none"))
-    assert(condition(e2) == "BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION")
-    assert(bsupCause(e2).getMessage.contains("`a`"))
-    val e3 = intercept[SparkException](writeOne(read.filter($"a".isNotNull), "compression" -> "none"))
-    assert(bsupCause(e3).getMessage.contains("`s.x`"))
-    // Allowed: the typed nulls are written as before and read back.
-    val (d2, _) = writeOne(read, "superdbReadable" -> "false")
-    assert(spark.read.format("bsup").load(d2.getPath).collect().toSeq == read.collect().toSeq)
-    // Dropping the kept types writes unions with null instead.
-    val plain = spark.createDataFrame(read.rdd, StructType(read.schema.fields.map(_.copy(metadata = Metadata.empty))))
-    val (d3, b3) = writeOne(plain, "version" -> "5")
+    assert(read.schema("a").metadata.getString(SuperTypes.MetadataKey) == "int64")
+    val (d3, b3) = writeOne(read, "compression" -> "none")
+    assert((b3(0) & 0xff) == 0x85, "the columns' super.version (5) is kept")
     assert(fmt(values(b3).head.typ, 5) == "{a:int64|null,s:null|{x:string|null}}")
     assert(spark.read.format("bsup").load(d3.getPath).collect().toSeq == read.collect().toSeq)
+
+    // A null where the Super type has no null member: a union kept as (int64|string) (the union
+    // struct of a multi-type union), at the top and inside a struct. Fails, naming the column path.
+    val u = StructType(Seq(StructField("selector", IntegerType), StructField("int64", LongType), StructField("string", StringType)))
+    val umd = new MetadataBuilder().putString(SuperTypes.MetadataKey, "(int64|string)").build()
+    val smd = new MetadataBuilder().putString(SuperTypes.MetadataKey, "{u:(int64|string)}").build()
+    val uschema = StructType(Seq(StructField("u", u, nullable = true, umd),
+      StructField("s", StructType(Seq(StructField("u", u))), nullable = true, smd)))
+    def unionRows(rows: Row*) = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), uschema)
+    val one = Row(0, 5L, null)
+    val e2 = intercept[SparkException](writeOne(unionRows(Row(one, Row(one)), Row(null, Row(one))), "version" -> "5"))
+    assert(condition(e2) == "BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION")
+    assert(bsupCause(e2).getMessage.contains("Column `u`") && bsupCause(e2).getMessage.contains("int64|string"))
+    val e3 = intercept[SparkException](writeOne(unionRows(Row(one, Row(null))), "version" -> "5"))
+    assert(bsupCause(e3).getMessage.contains("Column `s.u`"))
+    // Allowed: the typed null is written (version 0 has typed nulls anyway) and reads back.
+    val (d5, _) = writeOne(unionRows(Row(null, Row(one))), "version" -> "5", "superdbReadable" -> "false")
+    assert(spark.read.format("bsup").schema(uschema).load(d5.getPath).collect().toSeq == Seq(Row(null, Row(one))))
+    val (d0, _) = writeOne(unionRows(Row(null, Row(one))), "version" -> "0")
+    assert(spark.read.format("bsup").schema(uschema).load(d0.getPath).collect().toSeq == Seq(Row(null, Row(one))))
   }
 
   test("bad option values are BSUP_INVALID_OPTION errors naming the option") {
