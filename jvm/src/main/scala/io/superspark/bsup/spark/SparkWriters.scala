@@ -94,7 +94,7 @@ object SparkWriters {
   def compile(t: SuperType, dt: DataType, c: WriteConf): FieldWriter = t match {
     case _ if t.isRecursive => recursiveUnsupported(t, dt)
     case _: RecursiveRef => recursiveUnsupported(t, dt)
-    case SuperTypes.NamedDecimal(d) if dt.isInstanceOf[DecimalType] => namedDecimal(t, d, dt.asInstanceOf[DecimalType], c)
+    case SuperTypes.NamedDecimal(d) if dt == d => namedDecimal(t, d, c)
     case NamedType(_, inner) => compile(inner, dt, c)
     // An error value is encoded exactly as its underlying value.
     case ErrorType(inner) => compile(inner, dt, c)
@@ -141,18 +141,18 @@ object SparkWriters {
    * from its float64 exactly, by [[SuperTypes.NamedDecimal.fromDouble]], else the write fails)
    * or the exact decimal text.
    */
-  private def namedDecimal(t: SuperType, target: DecimalType, d: DecimalType, c: WriteConf): FieldWriter = {
+  private def namedDecimal(t: SuperType, d: DecimalType, c: WriteConf): FieldWriter = {
     val nulls = c.nulls(t, d)
     if (t.underlying == SuperType.float64) new NonNull(nulls) {
       def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
         val v = g.getDecimal(i, d.precision, d.scale)
         val x = v.toDouble
-        if (SuperTypes.NamedDecimal.fromDouble(x, target) != v) throw BsupErrors.decimalNotExact(c.column, v, t, d)
+        if (SuperTypes.NamedDecimal.fromDouble(x, d) != v) throw BsupErrors.decimalNotExact(c.column, v, t, d)
         ValueCodec.encodePrimitive(SuperType.Float64, x, out)
       }
     } else new NonNull(nulls) {
       def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
-        val v = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal.setScale(target.scale)
+        val v = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
         putBody(out, v.toPlainString.getBytes(StandardCharsets.UTF_8))
       }
     }
