@@ -63,20 +63,20 @@ def test_round_trip_all_spark_types(spark, tmp_dir, utc):
     assert glob.glob(os.path.join(out, "*.bsup"))
     back = spark.read.format("bsup").load(out)
     types = {f.name: f.dataType for f in back.schema.fields}
-    # The documented mapping: date and timestamp_ntz become time (timestamp), decimal a
-    # decimal128 (read as exact text), intervals duration (long ns).
+    # The documented mapping: date and timestamp_ntz become time (timestamp), decimal SuperDB's
+    # named float64 deciaml_<scale>_<precision> (read back as the decimal), intervals duration (long ns).
     assert types["byte"] == T.ByteType() and types["short"] == T.ShortType()
     assert types["int"] == T.IntegerType() and types["long"] == T.LongType()
     assert types["float"] == T.FloatType() and types["double"] == T.DoubleType()
-    assert types["dec"] == T.StringType() and types["date"] == T.TimestampType()
+    assert types["dec"] == T.DecimalType(10, 3) and types["date"] == T.TimestampType()
     assert types["dti"] == T.LongType()
     assert types["nested"] == ALL_TYPES["nested"].dataType
     meta = {f.name: f.metadata.get("super.type") for f in back.schema.fields}
-    assert meta["dec"] == "decimal128" and meta["dti"] == "duration" and meta["short"] == "int16"
+    assert meta["dec"] == "deciaml_3_10=float64" and meta["dti"] == "duration" and meta["short"] == "int16"
     got = sorted(back.collect(), key=lambda r: (r["bool"] is None, r["bool"] or False))
     r0 = [r for r in got if r["bool"] is True][0]
     assert r0["byte"] == -128 and r0["long"] == -9223372036854775808
-    assert r0["dec"] == "-1234567.125"
+    assert r0["dec"] == decimal.Decimal("-1234567.125")
     assert r0["str"] == "héllo ✓" and bytes(r0["bin"]) == b"\x00\xff"
     assert r0["date"] == datetime.datetime(1969, 12, 31)
     assert r0["ts"] == datetime.datetime(2024, 2, 29, 12, 0, 0, 123456)

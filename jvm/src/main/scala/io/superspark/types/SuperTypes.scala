@@ -29,6 +29,7 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * | array, set                      | array                                                   |
  * | map                             | map                                                     |
  * | union(T1..Tn)                   | struct<selector:int, `T1`:..., ..., `Tn`:...>           |
+ * | deciaml_S_P=float64 (SuperDB), decimal_P_S=string (ours) | decimal(P,S)              |
  * | named N=T                       | T's mapping                                             |
  * | T|null, T|none (option, v5)     | T's mapping, nullable                                   |
  * | none                            | null                                                    |
@@ -57,6 +58,7 @@ object SuperTypes {
   /** The Spark type of values of `t`. */
   def toSpark(t: SuperType, opts: Options = DefaultOptions): DataType = t match {
     case p: PrimitiveType => primitiveToSpark(p.id, opts)
+    case NamedDecimal(d) => d
     // A recursive type (its definition refers back to its name) nests without a bound that a
     // Spark type could follow: its values are VARIANTs, the metadata keeps the Super type.
     case n: NamedType if n.refersToItself => VariantType
@@ -138,8 +140,128 @@ object SuperTypes {
     case _ => StructType(Seq(toStructField(ValueColumn, t, opts)))
   }
 
+  // ------------------------------------------------------------- decimals
+
+  /** How a Spark decimal is written (the `decimalAs` write option); see docs/bsup.md. */
+  sealed abstract class DecimalForm(val name: String)
+  object DecimalForm {
+    /** SuperDB's convention: the named float64 `deciaml_<scale>_<precision>` (sic); exact values only. */
+    case object Float64 extends DecimalForm("float64")
+    /** The named string `decimal_<precision>_<scale>` holding the exact decimal text. */
+    case object Text extends DecimalForm("string")
+    /** The spec's decimal128 / decimal256 (SuperDB implements neither). */
+    case object Spec extends DecimalForm("spec")
+    val all: Seq[DecimalForm] = Seq(Float64, Text, Spec)
+  }
+
+  /**
+   * The named types that carry a Spark decimal's precision and scale: SuperDB's
+   * `deciaml_<s>_<p>=float64` (the name as SuperDB spells it, scale first) and our exact form
+   * `decimal_<p>_<s>=string`. `unapply` gives the Spark decimal type a named type stands for.
+   */
+  object NamedDecimal {
+    private val SuperdbName = "deciaml_([0-9]{1,2})_([0-9]{1,2})".r
+    private val TextName = "decimal_([0-9]{1,2})_([0-9]{1,2})".r
+
+    def apply(d: DecimalType, form: DecimalForm): SuperType = form match {
+      case DecimalForm.Float64 => NamedType(s"deciaml_${d.scale}_${d.precision}", SuperType.float64)
+      case DecimalForm.Text => NamedType(s"decimal_${d.precision}_${d.scale}", SuperType.string)
+      case DecimalForm.Spec =>
+        SuperType.primitive(if (d.precision <= 34) SuperType.Decimal128 else SuperType.Decimal256)
+    }
+
+    def unapply(t: SuperType): Option[DecimalType] = t match {
+      case NamedType(SuperdbName(s, p), inner) if inner == SuperType.float64 => decimal(p.toInt, s.toInt)
+      case NamedType(TextName(p, s), inner) if inner == SuperType.string => decimal(p.toInt, s.toInt)
+      case _ => None
+    }
+
+    /**
+     * The decimal a float64 of a named decimal stands for: its exact binary value rounded half up
+     * to the scale (SuperDB writes 1.2345 of decimal(18,4) as 1.2345000000000002). Null when it is
+     * not finite or does not fit. Every decimal of up to 15 digits comes back exactly from its
+     * nearest float64; the writer checks each value against this function.
+     */
+    def fromDouble(x: Double, d: DecimalType): Decimal =
+      if (java.lang.Double.isNaN(x) || java.lang.Double.isInfinite(x)) null
+      else {
+        val v = Decimal(new java.math.BigDecimal(x).setScale(d.scale, java.math.RoundingMode.HALF_UP))
+        if (v.changePrecision(d.precision, d.scale)) v else null
+      }
+
+    private def decimal(p: Int, s: Int): Option[DecimalType] =
+      if (p >= 1 && p <= DecimalType.MAX_PRECISION && s <= p) Some(DecimalType(p, s)) else None
+  }
+
+  // ------------------------------------------------------------- nulls as unions (version 5)
+
+  /** True when `t` holds a null without a typed null: the type `null` or a union with `null` or `none`. */
+  def holdsNull(t: SuperType): Boolean = t.underlying match {
+    case p: PrimitiveType => p.id == SuperType.Null || p.id == SuperType.NoneId
+    case UnionType(ts) => ts.exists(m => m == SuperType.nullType || m == SuperType.none)
+    case _ => false
+  }
+
+  /**
+   * `t|null` with its members in SuperDB's order: `null` after a primitive type (or a name of
+   * one, e.g. `deciaml_4_18|null`), before a complex type (`null|[int64|null]`), as SuperDB's
+   * version 5 writer orders them (see `spark_like` in ../shared/interop/superdb).
+   */
+  def orNull(t: SuperType): UnionType = t.underlying match {
+    case _: PrimitiveType => UnionType(IndexedSeq(t, SuperType.nullType))
+    case _ => UnionType(IndexedSeq(SuperType.nullType, t))
+  }
+
+  /**
+   * The type version 5 writes for values of Spark type `dt` kept as `t`: every nullable slot
+   * (the column itself, struct fields, array elements, map values) whose type cannot hold a
+   * null becomes `t|null`, at every depth, as SuperDB writes a nullable table. Map keys are
+   * never null; unions (Spark union structs) stay as they are.
+   */
+  def withNullUnions(t: SuperType, dt: DataType, nullable: Boolean): SuperType = {
+    val inner = (t, dt) match {
+      case (NamedType(n, it), _) if !t.isRecursive =>
+        val w = withNullUnions(it, dt, nullable = false)
+        if (w eq it) t else NamedType(n, w)
+      case (RecordType(fs), st: StructType) if fs.size == st.length =>
+        RecordType(fs.zip(st.fields).map { case (f, sf) => Field(f.name, withNullUnions(f.typ, sf.dataType, sf.nullable)) })
+      case (io.superspark.bsup.ArrayType(e), SArrayType(et, cn)) => io.superspark.bsup.ArrayType(withNullUnions(e, et, cn))
+      case (SetType(e), SArrayType(et, cn)) => SetType(withNullUnions(e, et, cn))
+      case (io.superspark.bsup.MapType(k, v), SMapType(_, vt, vn)) => io.superspark.bsup.MapType(k, withNullUnions(v, vt, vn))
+      case _ => t
+    }
+    if (nullable && !holdsNull(inner) && !inner.isInstanceOf[UnionType]) orNull(inner) else inner
+  }
+
+  /**
+   * The primitive types that SuperDB (v0.1.0 and the version 5 code) does not implement: it
+   * refuses a file holding them. Its Go code has no type for 128- and 256-bit integers,
+   * float128/256 or any decimal.
+   */
+  def superdbLacks(id: Int): Boolean =
+    id == SuperType.Uint128 || id == SuperType.Uint256 || id == SuperType.Int128 || id == SuperType.Int256 ||
+      id == SuperType.Float128 || id == SuperType.Float256 || (id >= SuperType.Decimal32 && id <= SuperType.Decimal256)
+
+  /** The first type in `t` that SuperDB cannot read, if any. */
+  def superdbUnreadable(t: SuperType): Option[SuperType] = {
+    val seen = new java.util.IdentityHashMap[SuperType, java.lang.Boolean]()
+    def loop(t: SuperType): Option[SuperType] = if (seen.put(t, true) != null) None else t match {
+      case p: PrimitiveType => if (superdbLacks(p.id)) Some(p) else None
+      case RecordType(fs) => fs.iterator.map(f => loop(f.typ)).collectFirst { case Some(x) => x }
+      case io.superspark.bsup.ArrayType(e) => loop(e)
+      case SetType(e) => loop(e)
+      case io.superspark.bsup.MapType(k, v) => loop(k).orElse(loop(v))
+      case UnionType(ts) => ts.iterator.map(loop).collectFirst { case Some(x) => x }
+      case ErrorType(e) => loop(e)
+      case NamedType(_, e) => loop(e)
+      case FusionType(e) => loop(e)
+      case _ => None
+    }
+    loop(t)
+  }
+
   /** The default Super type of a Spark type (the inverse of [[toSpark]] where it is one to one). */
-  def fromSpark(dt: DataType): SuperType = dt match {
+  def fromSpark(dt: DataType, decimals: DecimalForm = DecimalForm.Float64): SuperType = dt match {
     case BooleanType => SuperType.bool
     case ByteType => SuperType.int8
     case ShortType => SuperType.primitive(SuperType.Int16)
@@ -147,7 +269,7 @@ object SuperTypes {
     case LongType => SuperType.int64
     case FloatType => SuperType.float32
     case DoubleType => SuperType.float64
-    case d: DecimalType => SuperType.primitive(if (d.precision <= 34) SuperType.Decimal128 else SuperType.Decimal256)
+    case d: DecimalType => NamedDecimal(d, decimals)
     case StringType | _: CharType | _: VarcharType => SuperType.string
     case _: StringType => SuperType.string
     case BinaryType => SuperType.bytes
@@ -156,9 +278,9 @@ object SuperTypes {
     case _: YearMonthIntervalType => SuperType.int32
     case NullType => SuperType.nullType
     case VariantType => SuperType.string
-    case SArrayType(e, _) => io.superspark.bsup.ArrayType(fromSpark(e))
-    case SMapType(k, v, _) => io.superspark.bsup.MapType(fromSpark(k), fromSpark(v))
-    case s: StructType => RecordType(s.fields.map(f => Field(f.name, superTypeOf(f))).toIndexedSeq)
+    case SArrayType(e, _) => io.superspark.bsup.ArrayType(fromSpark(e, decimals))
+    case SMapType(k, v, _) => io.superspark.bsup.MapType(fromSpark(k, decimals), fromSpark(v, decimals))
+    case s: StructType => RecordType(s.fields.map(f => Field(f.name, superTypeOf(f, decimals = decimals))).toIndexedSeq)
     case other => throw new IllegalArgumentException(s"Spark type ${other.catalogString} has no Super type")
   }
 
@@ -166,12 +288,29 @@ object SuperTypes {
    * The Super type to write a column as: the one kept in its metadata when that still maps
    * to the column's Spark type, else [[fromSpark]] of the Spark type.
    */
-  def superTypeOf(f: StructField, opts: Options = DefaultOptions): SuperType = {
+  def superTypeOf(f: StructField, opts: Options = DefaultOptions,
+      decimals: DecimalForm = DecimalForm.Float64): SuperType =
+    keptType(f).getOrElse(fromSpark(f.dataType, decimals))
+
+  /** The Super type kept in the metadata of `f` when it still maps to the column's Spark type. */
+  def keptType(f: StructField): Option[SuperType] = {
     val kept =
       if (f.metadata.contains(MetadataKey)) {
         try Some(SuperType.parse(f.metadata.getString(MetadataKey))) catch { case _: IllegalArgumentException => None }
       } else None
-    kept.filter(t => allOptions.exists(o => sameShape(toSpark(t, o), f.dataType))).getOrElse(fromSpark(f.dataType))
+    kept.filter(t => allOptions.exists(o => sameShape(toSpark(t, o), f.dataType)))
+  }
+
+  /**
+   * The Super type a column is written as at `version`. Version 5 has no typed nulls: each
+   * nullable slot becomes a union with `null` ([[withNullUnions]]), also in a type kept in the
+   * metadata (a plain `int64` read from SuperDB's data is written back as `int64|null` when the
+   * Spark column is nullable, as every inferred column is: values stay, and a null that merging
+   * or a join put there is written as SuperDB reads it).
+   */
+  def writeType(f: StructField, version: Int, decimals: DecimalForm = DecimalForm.Float64): SuperType = {
+    val t = superTypeOf(f, decimals = decimals)
+    if (version == 0) t else withNullUnions(t, f.dataType, f.nullable)
   }
 
   private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield Options(a, b)

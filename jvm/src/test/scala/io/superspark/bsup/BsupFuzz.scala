@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import io.superspark.bsup.functions.{CellDecoder, SbDecode}
-import io.superspark.bsup.spark.{BsupInference, BsupOptions, BsupRowIterator}
+import io.superspark.bsup.spark.{BsupInference, BsupOptions, BsupOutputWriter, BsupRowIterator, SparkReaders, SparkWriters, WriteConf}
 import io.superspark.types.SuperTypes
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.RawLocalFileSystem
@@ -18,7 +18,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.BoundReference
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField, StructType, VariantType}
+import org.apache.spark.sql.types.{BinaryType, DataType, Metadata, StringType, StructField, StructType, VariantType}
 
 /**
  * Seeded mutation fuzzer of every Super Binary decode path (`make fuzz-bsup`; a slice runs in
@@ -42,7 +42,9 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructField
  * an offset outside the input; an input over one second of CPU time; paths that disagree (the file reader
  * and the cell decoder, the whole file and its two splits); and a silently wrong result: a
  * stream that decodes must re-encode (our writer, same version) to a stream that decodes to
- * the same values, the same Spark rows and the same VARIANT cells.
+ * the same values, the same Spark rows and the same VARIANT cells; and the Spark rows, written
+ * back by the data source's version 5 writer (each nullable slot a union with `null`), must
+ * read back as the same rows.
  */
 object BsupFuzz {
 
@@ -255,7 +257,37 @@ object BsupFuzz {
 
     private def sameRows(a: Seq[Any], b: Seq[Any]): Boolean = BsupCodecSuite.same(a.map(plain), b.map(plain))
 
-    private val permissive = new BsupOptions(Map.empty, "_corrupt_record")
+    private val write5 = new BsupOptions(Map("version" -> "5", "decimalAs" -> "string", "compression" -> "none"),
+      "_corrupt_record")
+
+    /** Spark types the writer takes back as they were read: no VARIANT (written as JSON text), no union struct. */
+    private def sparkWritable(s: StructType): Boolean = {
+      def ok(dt: DataType): Boolean = dt match {
+        case VariantType => false
+        case st: StructType => !SparkReaders.isUnionStruct(st) && st.fields.forall(f => ok(f.dataType))
+        case org.apache.spark.sql.types.ArrayType(e, _) => ok(e)
+        case org.apache.spark.sql.types.MapType(k, v, _) => ok(k) && ok(v)
+        case _ => true
+      }
+      s.fields.init.forall(f => ok(f.dataType))
+    }
+
+    /** `rows` of `schema` through the data source's writer path (record type, row writer, BsupWriter). */
+    def sparkWrite(schema: StructType, rows: Seq[Row]): Array[Byte] = {
+      val rt = BsupOutputWriter.recordType(schema, write5)
+      val rw = new SparkWriters.StructWriter(rt, schema, WriteConf.forWrite(write5.version, write5.superdbReadable))
+      val conv = CatalystTypeConverters.createToCatalystConverter(schema)
+      val out = new ByteArrayOutputStream()
+      val w = new BsupWriter(out, write5.writerOptions)
+      rows.foreach { r =>
+        rw.writeStruct(conv(r).asInstanceOf[InternalRow], w.startValue(rt))
+        w.finishValue()
+      }
+      w.close()
+      out.toByteArray
+    }
+
+    private val permissive = new BsupOptions(Map.empty[String, String], "_corrupt_record")
     private val failFast = new BsupOptions(Map("mode" -> "FAILFAST"), "_corrupt_record")
 
     /** All paths over `b`; returns whether the file reader decoded it. Throws [[Failure]]. */
@@ -332,6 +364,27 @@ object BsupFuzz {
               throw new Failure(s"spark reader: rows differ after re-encoding (${w.size} rows, ${back.size} after); " +
                 s"row $i: ${w.lift(i)} vs ${back.lift(i)}")
             }
+          case _ =>
+        }
+        // Rows that decode, written by the data source's version 5 writer (each nullable slot a
+        // union with null, decimals as exact text), read back as the same rows.
+        whole match {
+          case Decoded(w) if sparkWritable(s) =>
+            val data = StructType(s.fields.init.map(_.copy(metadata = Metadata.empty)))
+            val intact = w.collect { case r: Row if r.isNullAt(r.length - 1) => Row.fromSeq(r.toSeq.init) }
+            val back = outcome("data source writer v5 + reader", len) {
+              val re = sparkWrite(data, intact)
+              Files.write(again, re)
+              rows(again, re.length, 0, re.length, data, failFast)
+            } match {
+              case Decoded(x) => x
+              case Clear(e) => throw new Failure(s"data source writer (v5 unions): its rows do not read back: ${e.getMessage}", e)
+            }
+            if (!sameRows(back, intact)) {
+              throw new Failure(s"data source writer (v5 unions): rows differ after writing (${intact.size} rows, " +
+                s"${back.size} after): $intact vs $back")
+            }
+            c.decodes += 1
           case _ =>
         }
       }

@@ -7,6 +7,11 @@ import java.io.File
  * it; `SUPERDB_EVIDENCE` overrides), read in place.
  */
 object Evidence {
+  /** The folder, when it exists; suites that need it skip (`assume`) with [[missing]] otherwise. */
+  lazy val available: Option[File] = scala.util.Try(dir).toOption
+
+  final val missing = "SuperDB's files (shared/interop/superdb) not found: set SUPERDB_EVIDENCE to that folder"
+
   lazy val dir: File = {
     val fromEnv = sys.env.get("SUPERDB_EVIDENCE").map(new File(_))
     def up(d: File): Option[File] =

@@ -30,8 +30,10 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: 
   /** The Super type values are written as. */
   @transient lazy val superType: SuperType =
     kept.filter(t => SbEncode.fits(t, child.dataType)).getOrElse(child match {
-      case a: Attribute => SuperTypes.superTypeOf(StructField(a.name, a.dataType, nullable = true, a.metadata))
-      case _ => SuperTypes.fromSpark(child.dataType)
+      // Cells keep the spec's decimals (Spark to Spark); the data source writes SuperDB's form.
+      case a: Attribute => SuperTypes.superTypeOf(StructField(a.name, a.dataType, nullable = true, a.metadata),
+        decimals = SuperTypes.DecimalForm.Spec)
+      case _ => SuperTypes.fromSpark(child.dataType, SuperTypes.DecimalForm.Spec)
     })
 
   override def checkInputDataTypes(): TypeCheckResult =

@@ -58,8 +58,8 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
     val kept = SuperTypes.versionOf(dataSchema).filter(_ => !options.keys.exists(_.equalsIgnoreCase("version")))
     val opts = bsupOptions(spark, options ++ kept.map(v => "version" -> v.toString))
     // Fail now, on the driver, if a column has no Super type.
-    dataSchema.fields.foreach(f =>
-      SparkWriters.compile(SuperTypes.superTypeOf(f, opts.typeOptions), f.dataType, opts.version))
+    new SparkWriters.StructWriter(BsupOutputWriter.recordType(dataSchema, opts), dataSchema,
+      WriteConf.forWrite(opts.version, opts.superdbReadable))
     new BsupOutputWriterFactory(opts)
   }
 

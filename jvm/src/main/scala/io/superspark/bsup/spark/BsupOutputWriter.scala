@@ -1,6 +1,6 @@
 package io.superspark.bsup.spark
 
-import io.superspark.bsup.{BsupWriter, RecordType}
+import io.superspark.bsup.{BsupWriter, PrimitiveType, RecordType, SuperType}
 import io.superspark.types.SuperTypes
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.TaskAttemptContext
@@ -12,9 +12,9 @@ import org.apache.spark.sql.types.StructType
 final class BsupOutputWriter(val path: String, schema: StructType, options: BsupOptions, context: TaskAttemptContext)
   extends OutputWriter {
 
-  private val recordType = RecordType(schema.fields.map(f =>
-    io.superspark.bsup.Field(f.name, SuperTypes.superTypeOf(f, options.typeOptions))).toIndexedSeq)
-  private val rowWriter = new SparkWriters.StructWriter(recordType, schema, options.version)
+  private val recordType = BsupOutputWriter.recordType(schema, options)
+  private val rowWriter =
+    new SparkWriters.StructWriter(recordType, schema, WriteConf.forWrite(options.version, options.superdbReadable))
   private val out = {
     val p = new Path(path)
     p.getFileSystem(context.getConfiguration).create(p, false)
@@ -28,6 +28,24 @@ final class BsupOutputWriter(val path: String, schema: StructType, options: Bsup
   }
 
   override def close(): Unit = writer.close()
+}
+
+object BsupOutputWriter {
+  /**
+   * The record type rows of `schema` are written as ([[SuperTypes.writeType]] of each column).
+   * Unless `superdbReadable=false`, a column holding a type SuperDB does not implement fails
+   * here, on the driver (the spec's decimals too, unless `decimalAs=spec` asked for them).
+   */
+  def recordType(schema: StructType, options: BsupOptions): RecordType =
+    RecordType(schema.fields.map { f =>
+      val t = SuperTypes.writeType(f, options.version, options.decimalAs)
+      if (options.superdbReadable) SuperTypes.superdbUnreadable(t).foreach { u =>
+        val asked = options.decimalAs == SuperTypes.DecimalForm.Spec &&
+          u.asInstanceOf[PrimitiveType].id >= SuperType.Decimal32 && u.asInstanceOf[PrimitiveType].id <= SuperType.Decimal256
+        if (!asked) throw BsupErrors.unreadableType(f.name, t, f.dataType, u)
+      }
+      io.superspark.bsup.Field(f.name, t)
+    }.toIndexedSeq)
 }
 
 final class BsupOutputWriterFactory(options: BsupOptions) extends OutputWriterFactory {

@@ -83,6 +83,10 @@ object SparkReaders {
           if (vl < 0) null else r.read(s, s.next, vl)
         }
       }
+    // `T|null` (or `T|none`) read as a nullable T: a null member's value is always null.
+    case (u: UnionType, _) if SuperTypes.optionOf(u).isDefined && !isUnionStructOf(u, target) =>
+      val m = SuperTypes.optionOf(u).get
+      new OptionReader(compile(m, target, opts, reuseRows), u.types.indexOf(m), u.types.size)
     case (u: UnionType, _) =>
       val rs = u.types.map(m => compile(m, target, opts, reuseRows)).toArray
       new ValueReader {
@@ -114,6 +118,34 @@ object SparkReaders {
 
   def isUnionStruct(st: StructType): Boolean =
     st.nonEmpty && st.fields(0).name == SuperTypes.UnionSelector && st.fields(0).dataType == IntegerType
+
+  /** True when `target` is the union struct of `u` (a user schema may ask for `T|null` as one). */
+  private def isUnionStructOf(u: UnionType, target: DataType): Boolean = target match {
+    case st: StructType => isUnionStruct(st) && st.length == u.types.size + 1 &&
+      st.fields.drop(1).map(_.name).sameElements(u.types.map(SuperTypes.unionMemberName))
+    case _ => false
+  }
+
+  /**
+   * A union with one member besides `null`/`none`, read as that member or null; a value of
+   * the null member must be a null tag (else malformed, as everywhere).
+   */
+  final class OptionReader(member: ValueReader, memberSel: Int, n: Int) extends ValueReader {
+    private def body(s: Src, off: Int, len: Int): Int = {
+      val (sel, p, l) = readUnion(s, off, len, n)
+      if (l >= 0 && sel != memberSel) s.fail(p, "a value of type null or none has a body")
+      s.next = p
+      l
+    }
+    def read(s: Src, off: Int, len: Int): Any = {
+      val l = body(s, off, len)
+      if (l < 0) null else member.read(s, s.next, l)
+    }
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = {
+      val l = body(s, off, len)
+      if (l < 0) row.setNullAt(o) else member.readTo(s, s.next, l, row, o)
+    }
+  }
 
   /** Reads a union container: returns (selector, body offset, body length or -1). */
   def readUnion(s: Src, off: Int, len: Int, n: Int): (Int, Int, Int) = {
@@ -486,6 +518,20 @@ object SparkReaders {
         val v = Numbers.decodeDecimal(s.buf, off, len * 8).getOrElse(s.fail(off, "decimal NaN or infinity"))
         val dec = Decimal(v)
         if (!dec.changePrecision(d.precision, d.scale)) s.fail(off, s"decimal value $v does not fit ${d.catalogString}")
+        dec
+      }
+      // SuperDB's decimals (a named float64) and any float read as a decimal: rounded half up to its scale.
+      case d: DecimalType if isFloat(id) => r { (s, off, len) =>
+        val x = floatValue(s, id, off)
+        val dec = SuperTypes.NamedDecimal.fromDouble(x, d)
+        if (dec == null) s.fail(off, s"${SuperType.primitive(id).name} value $x does not fit ${d.catalogString}")
+        dec
+      }
+      // Our exact decimals (a named string) and any decimal text.
+      case d: DecimalType if id == SuperType.String => r { (s, off, len) =>
+        val text = new String(s.buf, off, len, java.nio.charset.StandardCharsets.UTF_8)
+        val dec = try Decimal(new JBigDecimal(text)) catch { case _: NumberFormatException => null }
+        if (dec == null || !dec.changePrecision(d.precision, d.scale)) s.fail(off, s"string '$text' is not a ${d.catalogString}")
         dec
       }
       case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => Some(new DoubleReader(id, true))

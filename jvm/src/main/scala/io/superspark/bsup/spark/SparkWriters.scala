@@ -13,6 +13,31 @@ abstract class FieldWriter {
 }
 
 /**
+ * How writers are compiled: the Super Binary `version`, whether a null may be written as a
+ * typed null (a null tag where the Super type has no null member: version 0, or version 5
+ * with `superdbReadable=false`), and the column path being compiled (for error messages).
+ */
+final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column: String = "") {
+  def field(name: String): WriteConf = copy(column = if (column.isEmpty) name else s"$column.$name")
+  def element: WriteConf = copy(column = s"$column[]")
+  def mapValue: WriteConf = copy(column = s"$column{}")
+
+  /** What a writer of Super type `t` for Spark type `dt` does with a null. */
+  def nulls(t: SuperType, dt: DataType): NullSlot = new NullSlot(typedNulls, column, t, dt)
+}
+
+object WriteConf {
+  /** The conf of a data source write at `version`: version 5 writes no typed nulls unless allowed. */
+  def forWrite(version: Int, superdbReadable: Boolean): WriteConf = WriteConf(version, version == 0 || !superdbReadable)
+}
+
+/** A slot whose Super type has no null member: a null is a null tag, or an error at version 5. */
+final class NullSlot(typed: Boolean, column: String, t: SuperType, dt: DataType) {
+  def put(out: ByteBuf): Unit =
+    if (typed) out.put(0) else throw BsupErrors.nullWithoutUnion(column, t, dt)
+}
+
+/**
  * Compiles writers from a Spark type to a Super type: the inverse of [[SuperTypes.toSpark]],
  * honouring a Super type kept in metadata (a decimal(20,0) column of `uint64` is written as
  * uint64, a string column of `ip` as ip, ...). Values that do not fit their Super type (a
@@ -21,10 +46,10 @@ abstract class FieldWriter {
 object SparkWriters {
   private def fail(msg: String): Nothing = throw new IllegalArgumentException(msg)
 
-  /** A writer for non-null values; nulls are handled by the wrapper. */
-  private abstract class NonNull extends FieldWriter {
+  /** A writer for non-null values; a null goes to its slot's [[NullSlot]]. */
+  private abstract class NonNull(nulls: NullSlot) extends FieldWriter {
     final def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(0) else put(g, i, out)
+      if (g.isNullAt(i)) nulls.put(out) else put(g, i, out)
     def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit
   }
 
@@ -64,36 +89,43 @@ object SparkWriters {
 
   private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
 
-  def compile(t: SuperType, dt: DataType, version: Int = 0): FieldWriter = t match {
+  def compile(t: SuperType, dt: DataType, version: Int): FieldWriter = compile(t, dt, WriteConf(version))
+
+  def compile(t: SuperType, dt: DataType, c: WriteConf): FieldWriter = t match {
     case _ if t.isRecursive => recursiveUnsupported(t, dt)
     case _: RecursiveRef => recursiveUnsupported(t, dt)
-    case NamedType(_, inner) => compile(inner, dt, version)
+    case SuperTypes.NamedDecimal(d) if dt == d => namedDecimal(t, d, c)
+    case NamedType(_, inner) => compile(inner, dt, c)
     // An error value is encoded exactly as its underlying value.
-    case ErrorType(inner) => compile(inner, dt, version)
+    case ErrorType(inner) => compile(inner, dt, c)
     case r: RecordType => dt match {
-      case st: StructType => new StructWriter(r, st, version)
+      case st: StructType => new StructWriter(r, st, c)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case ArrayType(e) => dt match {
-      case SArrayType(et, _) => new ArrayWriter(compile(e, et, version), sorted = false)
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et, c.element), sorted = false, c.nulls(t, dt))
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case SetType(e) => dt match {
-      case SArrayType(et, _) => new ArrayWriter(compile(e, et, version), sorted = true)
+      case SArrayType(et, _) => new ArrayWriter(compile(e, et, c.element), sorted = true, c.nulls(t, dt))
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case MapType(k, v) => dt match {
-      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, version), compile(v, vt, version))
+      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, c), compile(v, vt, c.mapValue), c.nulls(t, dt))
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case u: UnionType => dt match {
       case st: StructType if SparkReaders.isUnionStruct(st) && st.length == u.types.size + 1 =>
-        new UnionWriter(u, st, version)
+        new UnionWriter(u, st, c)
+      // `T|null` (or `T|none`) of a plain Spark column: a null is the null member, a value the other.
+      case _ if SuperTypes.optionOf(u).isDefined =>
+        val m = SuperTypes.optionOf(u).get
+        new OptionWriter(u, u.types.indexOf(m), compile(m, dt, c), c.version)
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case EnumType(symbols) =>
       val index = symbols.zipWithIndex.toMap
-      new NonNull {
+      new NonNull(c.nulls(t, dt)) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
           val idx = index.getOrElse(s, fail(s"'$s' is not a symbol of $t"))
@@ -101,10 +133,34 @@ object SparkWriters {
         }
       }
     case FusionType(_) => fail(s"cannot write $t: a fusion value needs its subtype, which a Spark column does not keep")
-    case p: PrimitiveType => primitive(p.id, dt, version)
+    case p: PrimitiveType => primitive(p.id, dt, c)
   }
 
-  private def primitive(id: Int, dt: DataType, version: Int): FieldWriter = {
+  /**
+   * A Spark decimal as a named decimal type: SuperDB's named float64 (each value must come back
+   * from its float64 exactly, by [[SuperTypes.NamedDecimal.fromDouble]], else the write fails)
+   * or the exact decimal text.
+   */
+  private def namedDecimal(t: SuperType, d: DecimalType, c: WriteConf): FieldWriter = {
+    val nulls = c.nulls(t, d)
+    if (t.underlying == SuperType.float64) new NonNull(nulls) {
+      def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+        val v = g.getDecimal(i, d.precision, d.scale)
+        val x = v.toDouble
+        if (SuperTypes.NamedDecimal.fromDouble(x, d) != v) throw BsupErrors.decimalNotExact(c.column, v, t, d)
+        ValueCodec.encodePrimitive(SuperType.Float64, x, out)
+      }
+    } else new NonNull(nulls) {
+      def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+        val v = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
+        putBody(out, v.toPlainString.getBytes(StandardCharsets.UTF_8))
+      }
+    }
+  }
+
+  private def primitive(id: Int, dt: DataType, c: WriteConf): FieldWriter = {
+    val version = c.version
+    val nulls = c.nulls(SuperType.primitive(id), dt)
     val name = SuperType.primitive(id).name
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
@@ -114,7 +170,7 @@ object SparkWriters {
           case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
           case _ => (Long.MinValue, Long.MaxValue)
         }
-        new NonNull {
+        new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val v = getLong(dt, g, i)
             if (v < lo || v > hi) fail(s"$v out of range for $name")
@@ -124,39 +180,39 @@ object SparkWriters {
         }
       case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
            SuperType.Uint128 | SuperType.Uint256 | SuperType.Int128 | SuperType.Int256 =>
-        new NonNull {
+        new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             ValueCodec.encodePrimitive(id, BigInt(getBig(dt, g, i)), out)
         }
       case SuperType.Time => dt match {
-        case DateType => new NonNull {
+        case DateType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             ValueCodec.encodePrimitive(id, g.getInt(i).toLong * 86400000000000L, out)
         }
-        case TimestampType | TimestampNTZType => new NonNull {
+        case TimestampType | TimestampNTZType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
         }
-        case LongType => new NonNull {
+        case LongType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, g.getLong(i), out)
         }
         case _ => fail(s"cannot write Spark ${dt.catalogString} as time")
       }
       case SuperType.Duration => dt match {
-        case _: DayTimeIntervalType => new NonNull {
+        case _: DayTimeIntervalType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
         }
-        case _ => new NonNull {
+        case _ => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getLong(dt, g, i), out)
         }
       }
       case SuperType.Float16 | SuperType.Float32 | SuperType.Float64 | SuperType.Float128 | SuperType.Float256 =>
-        new NonNull {
+        new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getDouble(dt, g, i), out)
         }
       case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
-        new NonNull {
+        new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val bd = dt match {
               case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
@@ -168,14 +224,14 @@ object SparkWriters {
             ValueCodec.encodePrimitive(id, bd, out)
           }
         }
-      case SuperType.Bool => new NonNull {
+      case SuperType.Bool => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = { out.put(2); out.put(if (g.getBoolean(i)) 1 else 0) }
       }
-      case SuperType.Bytes => new NonNull {
+      case SuperType.Bytes => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, g.getBinary(i))
       }
       case SuperType.String => dt match {
-        case _: StringType => new NonNull {
+        case _: StringType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val s = g.getUTF8String(i)
             val n = s.numBytes()
@@ -185,43 +241,44 @@ object SparkWriters {
             out.size += n
           }
         }
-        case VariantType => new NonNull {
+        case VariantType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             putBody(out, g.getVariant(i).toJson(java.time.ZoneOffset.UTC).getBytes(StandardCharsets.UTF_8))
         }
-        case other => new NonNull {
+        case other => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             putBody(out, String.valueOf(g.get(i, other)).getBytes(StandardCharsets.UTF_8))
         }
       }
-      case SuperType.Ip => new NonNull {
+      case SuperType.Ip => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
           putBody(out, ValueText.parseIp(s).getOrElse(fail(s"'$s' is not an IP address")))
         }
       }
-      case SuperType.Net => new NonNull {
+      case SuperType.Net => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
           putBody(out, ValueText.parseNet(s).getOrElse(fail(s"'$s' is not an IP network")))
         }
       }
-      case SuperType.Type => new NonNull {
+      case SuperType.Type => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, TypeValues.encode(SuperType.parse(getText(g, i)), version))
       }
-      case SuperType.Null => new FieldWriter {
+      case SuperType.Null | SuperType.NoneId => new FieldWriter {
         def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = out.put(0)
       }
     }
   }
 
-  final class StructWriter(t: RecordType, st: StructType, version: Int = 0) extends FieldWriter {
+  final class StructWriter(t: RecordType, st: StructType, c: WriteConf) extends FieldWriter {
     if (t.fields.size != st.length) fail(s"cannot write Spark ${st.catalogString} as $t")
-    private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType, version) }.toArray
+    private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType, c.field(f.name)) }.toArray
     private val n = writers.length
+    private val nulls = c.nulls(t, st)
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(0) else writeStruct(g.getStruct(i, n), out)
+      if (g.isNullAt(i)) nulls.put(out) else writeStruct(g.getStruct(i, n), out)
 
     def writeStruct(row: SpecializedGetters, out: ByteBuf): Unit = {
       val start = ValueCodec.beginContainer(out)
@@ -231,9 +288,9 @@ object SparkWriters {
     }
   }
 
-  final class ArrayWriter(elem: FieldWriter, sorted: Boolean) extends FieldWriter {
+  final class ArrayWriter(elem: FieldWriter, sorted: Boolean, nulls: NullSlot) extends FieldWriter {
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(0)
+      if (g.isNullAt(i)) nulls.put(out)
       else {
         val a = g.getArray(i)
         val start = ValueCodec.beginContainer(out)
@@ -249,9 +306,9 @@ object SparkWriters {
       }
   }
 
-  final class MapWriter(key: FieldWriter, value: FieldWriter) extends FieldWriter {
+  final class MapWriter(key: FieldWriter, value: FieldWriter, nulls: NullSlot) extends FieldWriter {
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(0)
+      if (g.isNullAt(i)) nulls.put(out)
       else {
         val m = g.getMap(i)
         val ks = m.keyArray(); val vs = m.valueArray()
@@ -271,12 +328,14 @@ object SparkWriters {
   }
 
   /** A union struct: `selector` names the member (else the first non-null member field is used). */
-  final class UnionWriter(u: UnionType, st: StructType, version: Int) extends FieldWriter {
-    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType, version) }.toArray
+  final class UnionWriter(u: UnionType, st: StructType, c: WriteConf) extends FieldWriter {
+    private val version = c.version
+    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType, c) }.toArray
     private val n = st.length
+    private val nulls = c.nulls(u, st)
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(0)
+      if (g.isNullAt(i)) nulls.put(out)
       else {
         val row = g.getStruct(i, n)
         var sel = if (row.isNullAt(0)) -1 else row.getInt(0)
@@ -284,7 +343,7 @@ object SparkWriters {
           var j = 1
           while (j < n && sel < 0) { if (!row.isNullAt(j)) sel = j - 1; j += 1 }
         }
-        if (sel < 0) out.put(0)
+        if (sel < 0) nulls.put(out)
         else {
           if (sel >= members.length) fail(s"union selector $sel out of range for $u")
           val start = ValueCodec.beginContainer(out)
@@ -292,6 +351,33 @@ object SparkWriters {
           members(sel).write(row, sel + 1, out)
           ValueCodec.endContainer(out, start)
         }
+      }
+  }
+
+  /**
+   * `T|null` (or `T|none`) written from a plain nullable Spark value: a null is the union's null
+   * member, any other value its member `valueSel` (the union's bytes are precomputed).
+   */
+  final class OptionWriter(u: UnionType, valueSel: Int, member: FieldWriter, version: Int) extends FieldWriter {
+    private def selector(sel: Int): Array[Byte] = {
+      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), b); b.toArray
+    }
+    private val valueSelector = selector(valueSel)
+    private val nullValue = {
+      val b = new ByteBuf(8)
+      val start = ValueCodec.beginContainer(b)
+      b.put(selector(u.types.indexWhere(SuperTypes.holdsNull))); b.put(0)
+      ValueCodec.endContainer(b, start)
+      b.toArray
+    }
+
+    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
+      if (g.isNullAt(i)) out.put(nullValue)
+      else {
+        val start = ValueCodec.beginContainer(out)
+        out.put(valueSelector)
+        member.write(g, i, out)
+        ValueCodec.endContainer(out, start)
       }
   }
 }

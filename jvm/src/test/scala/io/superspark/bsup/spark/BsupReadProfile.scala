@@ -21,7 +21,7 @@ object BsupReadProfile {
     val rounds = args(0).toInt
     val files = args.drop(1).toSeq.map(f => new Path(new java.io.File(f).getAbsolutePath))
     val conf = new Configuration()
-    val opts = new BsupOptions(Map.empty, "_corrupt_record")
+    val opts = new BsupOptions(Map.empty[String, String], "_corrupt_record")
     val withLength = files.map(p => (p, p.getFileSystem(conf).getFileStatus(p).getLen))
     val schema = BsupInference.inferSchema(withLength, conf, opts).get
     val proj = UnsafeProjection.create(schema)

@@ -1,0 +1,53 @@
+package io.superspark.bsup.spark
+
+import io.superspark.bsup.SuperType
+import org.apache.spark.{ErrorClassesJsonReader, QueryContext, SparkException, SparkThrowable}
+import org.apache.spark.sql.types.{DataType, Decimal}
+
+/**
+ * The `bsup` data source's own error classes, declared in the resource
+ * `error/bsup-error-conditions.json` and formatted by Spark's error-class reader, so that they
+ * carry a condition, message parameters and an SQLSTATE like Spark's own errors.
+ */
+object BsupErrors {
+  private lazy val conditions = new ErrorClassesJsonReader(
+    Seq(getClass.getClassLoader.getResource("error/bsup-error-conditions.json")))
+
+  private def message(condition: String, params: Map[String, String]): String =
+    s"[$condition] ${conditions.getErrorMessage(condition, params)} SQLSTATE: ${conditions.getSqlState(condition)}"
+
+  /** An error raised while writing (thrown inside a task, Spark wraps it in TASK_WRITE_FAILED). */
+  final class BsupWriteException(condition: String, params: Map[String, String])
+      extends SparkException(message(condition, params), null, Some(condition), params,
+        Array.empty[QueryContext], Option(conditions.getSqlState(condition)))
+
+  /** A bad option value (an IllegalArgumentException, as Spark's own sources raise for options). */
+  final class BsupOptionException(condition: String, params: Map[String, String])
+      extends IllegalArgumentException(message(condition, params)) with SparkThrowable {
+    override def getCondition: String = condition
+    override def getMessageParameters: java.util.Map[String, String] = {
+      val m = new java.util.HashMap[String, String](); params.foreach { case (k, v) => m.put(k, v) }; m
+    }
+    override def getSqlState: String = conditions.getSqlState(condition)
+  }
+
+  private def quoted(column: String): String = s"`$column`"
+
+  def invalidOption(option: String, expected: String, value: String): BsupOptionException =
+    new BsupOptionException("BSUP_INVALID_OPTION",
+      Map("option" -> s"'$option'", "expected" -> expected, "value" -> s"'$value'"))
+
+  def nullWithoutUnion(column: String, t: SuperType, dt: DataType): BsupWriteException =
+    new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString))
+
+  def decimalNotExact(column: String, v: Decimal, t: SuperType, dt: DataType): BsupWriteException =
+    new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.DECIMAL_NOT_EXACT",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
+        "value" -> v.toString))
+
+  def unreadableType(column: String, t: SuperType, dt: DataType, unreadable: SuperType): BsupWriteException =
+    new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.TYPE",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
+        "unreadable" -> unreadable.toString))
+}
