@@ -223,7 +223,7 @@ def _launch_tool_jvm():
 
 
 def _run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
-                      to: Optional[str] = None) -> List[dict]:
+                      to: Optional[str] = None, unsafe_in_place: bool = False) -> List[dict]:
     """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
     without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
     compilation beats peak speed), and class data sharing: the first run writes the archive
@@ -235,7 +235,8 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     java = _java()
     archive = _class_data_archive(java, classpath)
     cds, tmp = _class_data_options(archive, create=True)
-    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []), *paths]
+    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
+            *(["--unsafe-in-place"] if unsafe_in_place else []), *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
         p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
@@ -263,9 +264,15 @@ def _paths(paths: Iterable[PathArg]) -> List[str]:
     if not out:
         raise ValueError("no paths given")
     for p in out:
-        if not os.path.exists(p):
+        if not _has_scheme(p) and not os.path.exists(p):
             raise FileNotFoundError(p)
     return out
+
+
+def _has_scheme(p: str) -> bool:
+    """A Hadoop path with a scheme (``hdfs://...``, ``s3a://...``, ``file:/...``): the JVM checks it."""
+    head = p.split("/", 1)[0]
+    return head.endswith(":") and len(head) > 2
 
 
 def _java_list(tool, items: List[str]):
@@ -295,32 +302,46 @@ def verify(*paths: PathArg) -> List[dict]:
     return _call("verify", paths)
 
 
-def add(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
-    """Gives files the extension by rewriting only their footer (data pages are neither
-    read nor rewritten): in place, or into ``output`` (a file for one input file, else a
-    directory mirroring the inputs). Idempotent: a file with a valid extension is left
-    ``unchanged``. Status ``added``, ``unchanged``, ``refused`` (the FlatBuffer cannot
-    represent the footer faithfully, e.g. encryption; nothing is written) or ``error``."""
-    return _call("add", paths, None if output is None else os.fspath(output))
+def add(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None,
+        unsafe_in_place: bool = False) -> List[dict]:
+    """Gives files the extension by rewriting only their footer: over the file itself, or into
+    ``output`` (a file for one input file, else a directory mirroring the inputs). Paths may be
+    any Hadoop file system's (``file:``, ``hdfs:``, ``s3a:``...; no scheme: local).
+
+    Crash-safe: the new file is written next to the old one (``.NAME.superspark-rewrite.tmp``),
+    forced to disk and renamed over it (on object stores: the new object replaces the old one
+    when complete; ``replace`` in the result says which), so a kill at any instant leaves the
+    old bytes or the complete new file. A file that changed since it was read, or that another
+    run is rewriting, is ``refused``; so is a path in a Delta table. ``unsafe_in_place=True``:
+    the old fast path that writes into the file itself; a kill or crash during it leaves an
+    unreadable file (local files only).
+
+    Idempotent: a file with a valid extension is left ``unchanged``. Status ``added``,
+    ``unchanged``, ``refused`` (with ``message``: the FlatBuffer cannot represent the footer
+    faithfully, e.g. encryption, or one of the reasons above; nothing is written) or ``error``."""
+    return _call("add", paths, None if output is None else os.fspath(output), bool(unsafe_in_place))
 
 
-def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
-    """Removes the extension, restoring the file byte for byte as it was before ``add``.
-    Status ``stripped``, ``unchanged`` (no extension) or ``error``."""
-    return _call("strip", paths, None if output is None else os.fspath(output))
+def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None,
+          unsafe_in_place: bool = False) -> List[dict]:
+    """Removes the extension, restoring the file byte for byte as it was before ``add``;
+    crash-safe as :func:`add` (``unsafe_in_place`` as there). Status ``stripped``,
+    ``unchanged`` (no extension), ``refused`` or ``error``."""
+    return _call("strip", paths, None if output is None else os.fspath(output), bool(unsafe_in_place))
 
 
-def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] = None,
+            unsafe_in_place: bool = False) -> List[dict]:
     """Rewrites each file's footer into the form ``to``: ``private`` (Thrift + FlatBuffer
     extension, UUID1), ``intermediate`` (the same with UUID2 and a v1 FlatBuffer), ``final``
     (FlatBuffer only, ``PAR3`` tail: only superspark reads it) or ``plain`` (an ordinary
     Parquet file). Only the tail is rewritten, never the data pages; in place or into
-    ``output`` as for :func:`add`. ``final`` -> ``plain`` gives back the original bytes
-    wherever :func:`roundtrip` says ``exact``. Status ``migrated``, ``unchanged``,
-    ``refused`` or ``error``, with ``from`` and ``to``."""
+    ``output``, crash-safe, as for :func:`add` (``unsafe_in_place`` as there). ``final`` ->
+    ``plain`` gives back the original bytes wherever :func:`roundtrip` says ``exact``. Status
+    ``migrated``, ``unchanged``, ``refused`` or ``error``, with ``from`` and ``to``."""
     if to not in FORMS:
         raise ValueError(f"unknown footer form {to!r} (expected one of {', '.join(FORMS)})")
-    return _call("migrate", paths, None if output is None else os.fspath(output), to)
+    return _call("migrate", paths, None if output is None else os.fspath(output), to, bool(unsafe_in_place))
 
 
 def alp_decode(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
@@ -342,6 +363,10 @@ def roundtrip(*paths: PathArg) -> List[dict]:
 
 
 # ---- command line ----
+
+_UNSAFE_HELP = ("UNSAFE: write the new footer into the file itself (faster, no temporary copy). Not crash-safe: "
+                "a kill, crash, out-of-memory kill or Ctrl-C during the write leaves an unreadable file that no "
+                "reader can open again. Local files only. Without it the file is replaced crash-safely.")
 
 _FAILED = {"error", "refused", "corrupt", "mismatch", "different"}
 
@@ -385,6 +410,10 @@ def _print_change(r: dict) -> None:
             parts.append(f"flatbuffer {_size(r.get('flatbuffer_bytes'))}")
         if r.get("seconds") is not None:
             parts.append(f"{r['seconds']:.3f} s")
+        if r.get("replace") == "object":
+            parts.append("object store: new object written, then it replaced the old one")
+        elif r.get("replace") in ("in-place", "delete-rename"):
+            parts.append(f"{r['replace']}, not atomic")
         detail = " (" + ", ".join(parts) + ")"
         if r.get("source") and r["source"] != r["path"]:
             detail += f" from {r['source']}"
@@ -423,12 +452,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                             ("strip", "remove the extension (byte-identical to before add)"),
                             ("alp-decode", "turn ALP chunks into PLAIN ones and drop private ALP data (docs/alp.md)")]:
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--output", "-o", help="write here instead of in place")
+        p.add_argument("--output", "-o", help="write here instead of over the file")
+        if name != "alp-decode":
+            p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("paths", nargs="+", metavar="PATH")
     p = sub.add_parser("migrate", help="rewrite the footer into another form (data pages untouched)")
     p.add_argument("--to", required=True, choices=FORMS, help="the footer form to write")
-    p.add_argument("--output", "-o", help="write here instead of in place")
+    p.add_argument("--output", "-o", help="write here instead of over the file")
+    p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("paths", nargs="+", metavar="PATH")
     try:
@@ -439,13 +471,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if _gateway is None and _session_tool() is None:
             # The command line as a user runs it: one call in a new JVM process.
             results = _run_tool_process(args.command, _paths(args.paths), getattr(args, "output", None),
-                                        getattr(args, "to", None))
+                                        getattr(args, "to", None), getattr(args, "unsafe_in_place", False))
         elif args.command in ("add", "strip"):
-            results = globals()[args.command](args.paths, output=args.output)
+            results = globals()[args.command](args.paths, output=args.output, unsafe_in_place=args.unsafe_in_place)
         elif args.command == "alp-decode":
             results = alp_decode(args.paths, output=args.output)
         elif args.command == "migrate":
-            results = migrate(args.paths, to=args.to, output=args.output)
+            results = migrate(args.paths, to=args.to, output=args.output, unsafe_in_place=args.unsafe_in_place)
         else:
             results = globals()[args.command](args.paths)
     except (FileNotFoundError, ValueError) as e:
