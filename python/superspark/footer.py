@@ -20,21 +20,28 @@ Python API (each returns one dict per Parquet file; directories are walked)::
 
     from superspark import footer
     footer.inspect("data/")                # extension present?, sizes, CRCs, row groups...
-    footer.add("data/part-0.parquet")      # in place (rewrites only the footer)
+    footer.add("data/part-0.parquet")      # replaces the file crash-safely
     footer.add("in.parquet", output="out.parquet")
     footer.strip("data/")                  # byte-identical to the file before `add`
     footer.verify("data/")                 # CRCs + FlatBuffer == Thrift, field by field
     footer.migrate("data/", to="final")    # private | intermediate | final | plain
     footer.roundtrip("data/")              # Thrift -> FlatBuffer -> Thrift: same bytes?
+    footer.migrate_table(spark, "table/", to="final")   # a Spark job; a DataFrame of results
+
+add, strip and migrate replace each file crash-safely (a temporary file next to it, forced to disk,
+renamed over it): a kill at any instant leaves the old file or the complete new one.
+``--unsafe-in-place`` (``unsafe_in_place=True``) is the old, faster path that writes into the file
+and can leave it unreadable when interrupted.
 
 Command line::
 
     python -m superspark.footer inspect [--json] PATH...
-    python -m superspark.footer add [--output OUT] PATH...
-    python -m superspark.footer strip [--output OUT] PATH...
+    python -m superspark.footer add [--output OUT] [--unsafe-in-place] PATH...
+    python -m superspark.footer strip [--output OUT] [--unsafe-in-place] PATH...
     python -m superspark.footer verify [--json] PATH...
     python -m superspark.footer migrate --to private|intermediate|final|plain [--output OUT] PATH...
     python -m superspark.footer roundtrip [--json] PATH...
+    python -m superspark.footer migrate-table --to FORM [--master M] PATH   (also add-table, strip-table)
     python -m superspark.footer alp-decode [--output OUT] PATH...   (ALP chunks -> PLAIN, docs/alp.md)
 
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
@@ -49,7 +56,8 @@ import os
 import sys
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "FORMS", "main"]
+__all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "migrate_table", "add_table",
+           "strip_table", "FORMS", "main"]
 
 #: The footer forms ``migrate`` writes (docs/parquet-footer.md, "Forms").
 FORMS = ("private", "intermediate", "final", "plain")
@@ -362,6 +370,81 @@ def roundtrip(*paths: PathArg) -> List[dict]:
     return _call("roundtrip", paths)
 
 
+# ---- tables, as a Spark job ----
+
+def _table_job(spark, path: Union[str, os.PathLike], command: str, to: Optional[str], progress: bool):
+    """The table job (``io.superspark.parquet.footer.FooterTableJob``) on ``spark``'s JVM, as a DataFrame."""
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    jvm = spark._jvm
+    jdf = jvm.io.superspark.parquet.footer.FooterTableJob.run(spark._jsparkSession, os.fspath(path), command, to,
+                                                              bool(progress))
+    return DataFrame(jdf, spark)
+
+
+def migrate_table(spark, path: Union[str, os.PathLike], to: str, progress: bool = False):
+    """Rewrites the footer of every Parquet file under ``path`` (a table's folder on any Hadoop file
+    system; ``_*`` and ``.*`` names are skipped) into the form ``to``, as one Spark job on ``spark``
+    (a session with the superspark jar, e.g. :func:`superspark.session`). Each task rewrites its files
+    crash-safely, as :func:`migrate` does.
+
+    Idempotent and resumable: files already in ``to`` are ``already``; after a crash, the same call
+    finishes the rest and redoes nothing. Raises (Spark's ``UNSUPPORTED_FEATURE.TABLE_OPERATION``) for a
+    path in a Delta table, ``PATH_NOT_FOUND`` for a missing one.
+
+    Returns a DataFrame, computed (the files are rewritten when this returns), with one row per file:
+    ``path``, ``status`` (``done``, ``already``, ``refused`` with ``reason``, ``failed`` with the error in
+    ``reason``), ``tool_status``, ``from_form``, ``to_form``, ``replace`` and ``seconds``.
+    ``progress=True`` draws a progress bar on stderr. SQL:
+    ``SELECT * FROM superspark_footer_migrate_table('/path', 'final')``.
+
+    >>> df = footer.migrate_table(spark, "/data/events", to="final")  # doctest: +SKIP
+    >>> df.groupBy("status").count().show()                           # doctest: +SKIP
+    """
+    if to not in FORMS:
+        raise ValueError(f"unknown footer form {to!r} (expected one of {', '.join(FORMS)})")
+    return _table_job(spark, path, "migrate", to, progress)
+
+
+def add_table(spark, path: Union[str, os.PathLike], progress: bool = False):
+    """:func:`add` over a table's files as a Spark job, as :func:`migrate_table` (files with a valid
+    extension are ``already``). SQL: ``superspark_footer_add_table(path)``."""
+    return _table_job(spark, path, "add", None, progress)
+
+
+def strip_table(spark, path: Union[str, os.PathLike], progress: bool = False):
+    """:func:`strip` over a table's files as a Spark job, as :func:`migrate_table` (files without the
+    extension are ``already``). SQL: ``superspark_footer_strip_table(path)``."""
+    return _table_job(spark, path, "strip", None, progress)
+
+
+def _run_table_command(args) -> int:
+    """``add-table`` / ``strip-table`` / ``migrate-table``: a Spark session (``--master``), the job with its
+    progress bar, one line per file that was not done or already, and a summary."""
+    import superspark
+
+    spark = superspark.session("superspark-footer-table", master=args.master,
+                               **{"spark.ui.showConsoleProgress": "false"})
+    command = args.command[:-len("-table")]
+    try:
+        df = _table_job(spark, args.path, command, getattr(args, "to", None), progress=not args.json)
+    except Exception as e:  # Spark's errors for a Delta table or a missing path: the message, exit 1
+        if type(e).__module__.startswith(("pyspark", "py4j")):
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        raise
+    rows = [r.asDict() for r in df.collect()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for r in rows:
+            if r["status"] not in ("done", "already"):
+                print(f"{r['status']} {r['path']}: {r['reason']}")
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("done", "already", "refused", "failed")}
+        print(", ".join(f"{n:,} {s}" for s, n in counts.items()) + f" ({len(rows):,} files)")
+    return 1 if any(r["status"] in ("refused", "failed") for r in rows) else 0
+
+
 # ---- command line ----
 
 _UNSAFE_HELP = ("UNSAFE: write the new footer into the file itself (faster, no temporary copy). Not crash-safe: "
@@ -463,10 +546,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("paths", nargs="+", metavar="PATH")
+    for name, help_text in [("add-table", "add the extension to a table's files, as a Spark job"),
+                            ("strip-table", "remove the extension from a table's files, as a Spark job"),
+                            ("migrate-table", "rewrite a table's footers into another form, as a Spark job")]:
+        p = sub.add_parser(name, help=help_text + " (crash-safe, resumable; refuses Delta tables)")
+        if name == "migrate-table":
+            p.add_argument("--to", required=True, choices=FORMS, help="the footer form to write")
+        p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+        p.add_argument("--json", action="store_true", help="print every file's result as JSON")
+        p.add_argument("path", metavar="PATH", help="the table's folder (any Hadoop file system)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 64 if e.code else 0
+    if args.command.endswith("-table"):
+        return _run_table_command(args)
     try:
         if _gateway is None and _session_tool() is None:
             # The command line as a user runs it: one call in a new JVM process.
