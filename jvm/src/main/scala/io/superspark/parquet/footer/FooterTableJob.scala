@@ -60,8 +60,16 @@ object FooterTableJob {
     spark.createDataFrame(results(spark, path, command, to, progress).asJava, Schema)
 
   /** The rewrite of every Parquet file under `path` as one Spark job; one row per file ([[Schema]]). */
-  def results(spark: SparkSession, path: String, command: String, to: String, progress: Boolean): Seq[Row] = {
-    FooterTool.rewriter(command, to, inPlace = false) // checks the command and the form before anything runs
+  def results(spark: SparkSession, path: String, command: String, to: String, progress: Boolean): Seq[Row] =
+    results(spark, path, command, to, progress, inPlace = false)
+
+  /**
+   * [[results]], or with `inPlace` the old in-place rewrite in every task: only for `make bench-rewrite`'s side
+   * by side figures (not crash-safe; neither the Python API nor SQL offers it).
+   */
+  def results(spark: SparkSession, path: String, command: String, to: String, progress: Boolean,
+      inPlace: Boolean): Seq[Row] = {
+    FooterTool.rewriter(command, to, inPlace) // checks the command and the form before anything runs
     val conf = spark.sessionState.newHadoopConf()
     val root = new HPath(path)
     val fs = root.getFileSystem(conf)
@@ -80,7 +88,7 @@ object FooterTableJob {
     val done = sc.longAccumulator("superspark footer files rewritten")
     val rdd = sc.parallelize(files, slices).mapPartitions { it =>
       val c = hadoopConf.value.value
-      val rewrite = FooterTool.rewriter(command, to, inPlace = false)
+      val rewrite = FooterTool.rewriter(command, to, inPlace)
       it.map { f =>
         val t = FooterTool.Target(new HPath(f), f, "")
         val r = row(FooterTool.guarded(f)(rewrite(t, None, c)))
