@@ -77,7 +77,7 @@ object FooterTableJob {
       throw new SparkException(errorClass = "PATH_NOT_FOUND", messageParameters = Map("path" -> path), cause = null)
     }
     FooterTool.deltaTableOf(fs, fs.makeQualified(root)).foreach(t => throw deltaTable(path, t.toString))
-    val listed = FooterTool.walk(Seq(path), conf)
+    val listed = FooterTool.walk(Seq(path), conf, checkAll = false)
     listed.collectFirst { case Left(m) if m.get("status") == "refused" => throw deltaTable(path, m.get("path").toString) }
     val files = listed.collect { case Right(t) => t.display }
     if (files.isEmpty) return Nil

@@ -96,7 +96,14 @@ object FooterTool {
    * `_delta_log` folder at it, above it, or in a folder of the walk) gives a refusal instead of its files.
    * The walk also finishes what a killed rewrite of the `delete-rename` kind left ([[FooterRewrite.recoverReady]]).
    */
-  def walk(paths: Seq[String], conf: Configuration): Seq[Either[JMap[String, Any], Target]] = paths.flatMap { p =>
+  def walk(paths: Seq[String], conf: Configuration): Seq[Either[JMap[String, Any], Target]] = walk(paths, conf, true)
+
+  /**
+   * [[walk]]; `checkAll` false: a file named `*.parquet` is taken without opening it (the table job's driver
+   * lists tens of thousands; its tasks report a file that is not Parquet after all as `failed`).
+   */
+  def walk(paths: Seq[String], conf: Configuration, checkAll: Boolean): Seq[Either[JMap[String, Any], Target]] =
+    paths.flatMap { p =>
     val path = new HPath(p)
     val fs = path.getFileSystem(conf)
     val status = try Some(fs.getFileStatus(path)) catch { case _: FileNotFoundException => None }
@@ -120,7 +127,9 @@ object FooterTool {
             val childRel = if (rel.isEmpty) n else s"$rel/$n"
             val childDisplay = if (display.endsWith("/")) display + n else s"$display/$n"
             if (c.isDirectory) rec(c.getPath, childDisplay, childRel)
-            else if (hasParquetMagic(fs, c.getPath, c.getLen)) Seq(Right(Target(c.getPath, childDisplay, childRel)))
+            else if ((!checkAll && n.endsWith(".parquet")) || hasParquetMagic(fs, c.getPath, c.getLen)) {
+              Seq(Right(Target(c.getPath, childDisplay, childRel)))
+            }
             else Nil
           }
         }
