@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: shared-notice test-lines bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -104,3 +104,9 @@ fuzz-alp: setup
 # BENCH_N (default 10,000,000 values a column), BENCH_REPEATS (9), BENCH_PARTS (bytes,decode,scan).
 bench-alp: setup
 	.venv/bin/python bench/alp/run.py
+
+# Footer rewrite benchmark (bench/footer_rewrite/run.py): migrate --to final, crash-safe default vs the old
+# in-place path, by the CLI and by the table job on local[2]; files/s, MB/s, ratio= lines. Scale down with
+# BENCH_REWRITE_SMALL (10000 files), BENCH_REWRITE_LARGE (100), BENCH_REWRITE_RUNS (3).
+bench-rewrite: setup
+	.venv/bin/python bench/footer_rewrite/run.py

@@ -42,11 +42,15 @@ def _data_files(d):
 def test_directory_add_in_place_then_spark_reads_it(spark, spark_dir):
     expected = sorted(spark.read.parquet(spark_dir).collect())
     assert any(f.endswith(".crc") for f in os.listdir(spark_dir))
+    crcs = {f: open(os.path.join(spark_dir, f".{f}.crc"), "rb").read() for f in _data_files(spark_dir)}
     results = footer.add(spark_dir)
     assert len(results) == 3 and {r["status"] for r in results} == {"added"}
-    # The stale Hadoop checksums of the rewritten files are gone, so Spark can read them.
+    assert {r["replace"] for r in results} == {"rename"}
+    # Each rewritten file got a new Hadoop checksum file, which Spark's local file system checks as it reads.
     for f in _data_files(spark_dir):
-        assert not os.path.exists(os.path.join(spark_dir, f".{f}.crc"))
+        crc = open(os.path.join(spark_dir, f".{f}.crc"), "rb").read()
+        assert crc[:4] == b"crc\0" and crc != crcs[f]
+    assert not [f for f in os.listdir(spark_dir) if "superspark-rewrite" in f]
     assert sorted(spark.read.parquet(spark_dir).collect()) == expected
     assert {r["status"] for r in footer.verify(spark_dir)} == {"valid"}
     assert {r["status"] for r in footer.add(spark_dir)} == {"unchanged"}

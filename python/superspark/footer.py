@@ -20,21 +20,28 @@ Python API (each returns one dict per Parquet file; directories are walked)::
 
     from superspark import footer
     footer.inspect("data/")                # extension present?, sizes, CRCs, row groups...
-    footer.add("data/part-0.parquet")      # in place (rewrites only the footer)
+    footer.add("data/part-0.parquet")      # replaces the file crash-safely
     footer.add("in.parquet", output="out.parquet")
     footer.strip("data/")                  # byte-identical to the file before `add`
     footer.verify("data/")                 # CRCs + FlatBuffer == Thrift, field by field
     footer.migrate("data/", to="final")    # private | intermediate | final | plain
     footer.roundtrip("data/")              # Thrift -> FlatBuffer -> Thrift: same bytes?
+    footer.migrate_table(spark, "table/", to="final")   # a Spark job; a DataFrame of results
+
+add, strip and migrate replace each file crash-safely (a temporary file next to it, forced to disk,
+renamed over it): a kill at any instant leaves the old file or the complete new one.
+``--unsafe-in-place`` (``unsafe_in_place=True``) is the old, faster path that writes into the file
+and can leave it unreadable when interrupted.
 
 Command line::
 
     python -m superspark.footer inspect [--json] PATH...
-    python -m superspark.footer add [--output OUT] PATH...
-    python -m superspark.footer strip [--output OUT] PATH...
+    python -m superspark.footer add [--output OUT] [--unsafe-in-place] PATH...
+    python -m superspark.footer strip [--output OUT] [--unsafe-in-place] PATH...
     python -m superspark.footer verify [--json] PATH...
     python -m superspark.footer migrate --to private|intermediate|final|plain [--output OUT] PATH...
     python -m superspark.footer roundtrip [--json] PATH...
+    python -m superspark.footer migrate-table --to FORM [--master M] PATH   (also add-table, strip-table)
     python -m superspark.footer alp-decode [--output OUT] PATH...   (ALP chunks -> PLAIN, docs/alp.md)
 
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
@@ -49,7 +56,8 @@ import os
 import sys
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "FORMS", "main"]
+__all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "migrate_table", "add_table",
+           "strip_table", "FORMS", "main"]
 
 #: The footer forms ``migrate`` writes (docs/parquet-footer.md, "Forms").
 FORMS = ("private", "intermediate", "final", "plain")
@@ -223,7 +231,7 @@ def _launch_tool_jvm():
 
 
 def _run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
-                      to: Optional[str] = None) -> List[dict]:
+                      to: Optional[str] = None, unsafe_in_place: bool = False) -> List[dict]:
     """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
     without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
     compilation beats peak speed), and class data sharing: the first run writes the archive
@@ -235,7 +243,8 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     java = _java()
     archive = _class_data_archive(java, classpath)
     cds, tmp = _class_data_options(archive, create=True)
-    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []), *paths]
+    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
+            *(["--unsafe-in-place"] if unsafe_in_place else []), *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
         p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
@@ -263,9 +272,15 @@ def _paths(paths: Iterable[PathArg]) -> List[str]:
     if not out:
         raise ValueError("no paths given")
     for p in out:
-        if not os.path.exists(p):
+        if not _has_scheme(p) and not os.path.exists(p):
             raise FileNotFoundError(p)
     return out
+
+
+def _has_scheme(p: str) -> bool:
+    """A Hadoop path with a scheme (``hdfs://...``, ``s3a://...``, ``file:/...``): the JVM checks it."""
+    head = p.split("/", 1)[0]
+    return head.endswith(":") and len(head) > 2
 
 
 def _java_list(tool, items: List[str]):
@@ -295,32 +310,46 @@ def verify(*paths: PathArg) -> List[dict]:
     return _call("verify", paths)
 
 
-def add(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
-    """Gives files the extension by rewriting only their footer (data pages are neither
-    read nor rewritten): in place, or into ``output`` (a file for one input file, else a
-    directory mirroring the inputs). Idempotent: a file with a valid extension is left
-    ``unchanged``. Status ``added``, ``unchanged``, ``refused`` (the FlatBuffer cannot
-    represent the footer faithfully, e.g. encryption; nothing is written) or ``error``."""
-    return _call("add", paths, None if output is None else os.fspath(output))
+def add(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None,
+        unsafe_in_place: bool = False) -> List[dict]:
+    """Gives files the extension by rewriting only their footer: over the file itself, or into
+    ``output`` (a file for one input file, else a directory mirroring the inputs). Paths may be
+    any Hadoop file system's (``file:``, ``hdfs:``, ``s3a:``...; no scheme: local).
+
+    Crash-safe: the new file is written next to the old one (``.NAME.superspark-rewrite.tmp``),
+    forced to disk and renamed over it (on object stores: the new object replaces the old one
+    when complete; ``replace`` in the result says which), so a kill at any instant leaves the
+    old bytes or the complete new file. A file that changed since it was read, or that another
+    run is rewriting, is ``refused``; so is a path in a Delta table. ``unsafe_in_place=True``:
+    the old fast path that writes into the file itself; a kill or crash during it leaves an
+    unreadable file (local files only).
+
+    Idempotent: a file with a valid extension is left ``unchanged``. Status ``added``,
+    ``unchanged``, ``refused`` (with ``message``: the FlatBuffer cannot represent the footer
+    faithfully, e.g. encryption, or one of the reasons above; nothing is written) or ``error``."""
+    return _call("add", paths, None if output is None else os.fspath(output), bool(unsafe_in_place))
 
 
-def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
-    """Removes the extension, restoring the file byte for byte as it was before ``add``.
-    Status ``stripped``, ``unchanged`` (no extension) or ``error``."""
-    return _call("strip", paths, None if output is None else os.fspath(output))
+def strip(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None,
+          unsafe_in_place: bool = False) -> List[dict]:
+    """Removes the extension, restoring the file byte for byte as it was before ``add``;
+    crash-safe as :func:`add` (``unsafe_in_place`` as there). Status ``stripped``,
+    ``unchanged`` (no extension), ``refused`` or ``error``."""
+    return _call("strip", paths, None if output is None else os.fspath(output), bool(unsafe_in_place))
 
 
-def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
+def migrate(*paths: PathArg, to: str, output: Optional[Union[str, os.PathLike]] = None,
+            unsafe_in_place: bool = False) -> List[dict]:
     """Rewrites each file's footer into the form ``to``: ``private`` (Thrift + FlatBuffer
     extension, UUID1), ``intermediate`` (the same with UUID2 and a v1 FlatBuffer), ``final``
     (FlatBuffer only, ``PAR3`` tail: only superspark reads it) or ``plain`` (an ordinary
     Parquet file). Only the tail is rewritten, never the data pages; in place or into
-    ``output`` as for :func:`add`. ``final`` -> ``plain`` gives back the original bytes
-    wherever :func:`roundtrip` says ``exact``. Status ``migrated``, ``unchanged``,
-    ``refused`` or ``error``, with ``from`` and ``to``."""
+    ``output``, crash-safe, as for :func:`add` (``unsafe_in_place`` as there). ``final`` ->
+    ``plain`` gives back the original bytes wherever :func:`roundtrip` says ``exact``. Status
+    ``migrated``, ``unchanged``, ``refused`` or ``error``, with ``from`` and ``to``."""
     if to not in FORMS:
         raise ValueError(f"unknown footer form {to!r} (expected one of {', '.join(FORMS)})")
-    return _call("migrate", paths, None if output is None else os.fspath(output), to)
+    return _call("migrate", paths, None if output is None else os.fspath(output), to, bool(unsafe_in_place))
 
 
 def alp_decode(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None) -> List[dict]:
@@ -341,7 +370,86 @@ def roundtrip(*paths: PathArg) -> List[dict]:
     return _call("roundtrip", paths)
 
 
+# ---- tables, as a Spark job ----
+
+def _table_job(spark, path: Union[str, os.PathLike], command: str, to: Optional[str], progress: bool):
+    """The table job (``io.superspark.parquet.footer.FooterTableJob``) on ``spark``'s JVM, as a DataFrame."""
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    jvm = spark._jvm
+    jdf = jvm.io.superspark.parquet.footer.FooterTableJob.run(spark._jsparkSession, os.fspath(path), command, to,
+                                                              bool(progress))
+    return DataFrame(jdf, spark)
+
+
+def migrate_table(spark, path: Union[str, os.PathLike], to: str, progress: bool = False):
+    """Rewrites the footer of every Parquet file under ``path`` (a table's folder on any Hadoop file
+    system; ``_*`` and ``.*`` names are skipped) into the form ``to``, as one Spark job on ``spark``
+    (a session with the superspark jar, e.g. :func:`superspark.session`). Each task rewrites its files
+    crash-safely, as :func:`migrate` does.
+
+    Idempotent and resumable: files already in ``to`` are ``already``; after a crash, the same call
+    finishes the rest and redoes nothing. Raises (Spark's ``UNSUPPORTED_FEATURE.TABLE_OPERATION``) for a
+    path in a Delta table, ``PATH_NOT_FOUND`` for a missing one.
+
+    Returns a DataFrame, computed (the files are rewritten when this returns), with one row per file:
+    ``path``, ``status`` (``done``, ``already``, ``refused`` with ``reason``, ``failed`` with the error in
+    ``reason``), ``tool_status``, ``from_form``, ``to_form``, ``replace`` and ``seconds``.
+    ``progress=True`` draws a progress bar on stderr. SQL:
+    ``SELECT * FROM superspark_footer_migrate_table('/path', 'final')``.
+
+    >>> df = footer.migrate_table(spark, "/data/events", to="final")  # doctest: +SKIP
+    >>> df.groupBy("status").count().show()                           # doctest: +SKIP
+    """
+    if to not in FORMS:
+        raise ValueError(f"unknown footer form {to!r} (expected one of {', '.join(FORMS)})")
+    return _table_job(spark, path, "migrate", to, progress)
+
+
+def add_table(spark, path: Union[str, os.PathLike], progress: bool = False):
+    """:func:`add` over a table's files as a Spark job, as :func:`migrate_table` (files with a valid
+    extension are ``already``). SQL: ``superspark_footer_add_table(path)``."""
+    return _table_job(spark, path, "add", None, progress)
+
+
+def strip_table(spark, path: Union[str, os.PathLike], progress: bool = False):
+    """:func:`strip` over a table's files as a Spark job, as :func:`migrate_table` (files without the
+    extension are ``already``). SQL: ``superspark_footer_strip_table(path)``."""
+    return _table_job(spark, path, "strip", None, progress)
+
+
+def _run_table_command(args) -> int:
+    """``add-table`` / ``strip-table`` / ``migrate-table``: a Spark session (``--master``), the job with its
+    progress bar, one line per file that was not done or already, and a summary."""
+    import superspark
+
+    spark = superspark.session("superspark-footer-table", master=args.master,
+                               **{"spark.ui.showConsoleProgress": "false"})
+    command = args.command[:-len("-table")]
+    try:
+        df = _table_job(spark, args.path, command, getattr(args, "to", None), progress=not args.json)
+    except Exception as e:  # Spark's errors for a Delta table or a missing path: the message, exit 1
+        if type(e).__module__.startswith(("pyspark", "py4j")):
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        raise
+    rows = [r.asDict() for r in df.collect()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for r in rows:
+            if r["status"] not in ("done", "already"):
+                print(f"{r['status']} {r['path']}: {r['reason']}")
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("done", "already", "refused", "failed")}
+        print(", ".join(f"{n:,} {s}" for s, n in counts.items()) + f" ({len(rows):,} files)")
+    return 1 if any(r["status"] in ("refused", "failed") for r in rows) else 0
+
+
 # ---- command line ----
+
+_UNSAFE_HELP = ("UNSAFE: write the new footer into the file itself (faster, no temporary copy). Not crash-safe: "
+                "a kill, crash, out-of-memory kill or Ctrl-C during the write leaves an unreadable file that no "
+                "reader can open again. Local files only. Without it the file is replaced crash-safely.")
 
 _FAILED = {"error", "refused", "corrupt", "mismatch", "different"}
 
@@ -385,6 +493,10 @@ def _print_change(r: dict) -> None:
             parts.append(f"flatbuffer {_size(r.get('flatbuffer_bytes'))}")
         if r.get("seconds") is not None:
             parts.append(f"{r['seconds']:.3f} s")
+        if r.get("replace") == "object":
+            parts.append("object store: new object written, then it replaced the old one")
+        elif r.get("replace") in ("in-place", "delete-rename"):
+            parts.append(f"{r['replace']}, not atomic")
         detail = " (" + ", ".join(parts) + ")"
         if r.get("source") and r["source"] != r["path"]:
             detail += f" from {r['source']}"
@@ -423,29 +535,43 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                             ("strip", "remove the extension (byte-identical to before add)"),
                             ("alp-decode", "turn ALP chunks into PLAIN ones and drop private ALP data (docs/alp.md)")]:
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--output", "-o", help="write here instead of in place")
+        p.add_argument("--output", "-o", help="write here instead of over the file")
+        if name != "alp-decode":
+            p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("paths", nargs="+", metavar="PATH")
     p = sub.add_parser("migrate", help="rewrite the footer into another form (data pages untouched)")
     p.add_argument("--to", required=True, choices=FORMS, help="the footer form to write")
-    p.add_argument("--output", "-o", help="write here instead of in place")
+    p.add_argument("--output", "-o", help="write here instead of over the file")
+    p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("paths", nargs="+", metavar="PATH")
+    for name, help_text in [("add-table", "add the extension to a table's files, as a Spark job"),
+                            ("strip-table", "remove the extension from a table's files, as a Spark job"),
+                            ("migrate-table", "rewrite a table's footers into another form, as a Spark job")]:
+        p = sub.add_parser(name, help=help_text + " (crash-safe, resumable; refuses Delta tables)")
+        if name == "migrate-table":
+            p.add_argument("--to", required=True, choices=FORMS, help="the footer form to write")
+        p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+        p.add_argument("--json", action="store_true", help="print every file's result as JSON")
+        p.add_argument("path", metavar="PATH", help="the table's folder (any Hadoop file system)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 64 if e.code else 0
+    if args.command.endswith("-table"):
+        return _run_table_command(args)
     try:
         if _gateway is None and _session_tool() is None:
             # The command line as a user runs it: one call in a new JVM process.
             results = _run_tool_process(args.command, _paths(args.paths), getattr(args, "output", None),
-                                        getattr(args, "to", None))
+                                        getattr(args, "to", None), getattr(args, "unsafe_in_place", False))
         elif args.command in ("add", "strip"):
-            results = globals()[args.command](args.paths, output=args.output)
+            results = globals()[args.command](args.paths, output=args.output, unsafe_in_place=args.unsafe_in_place)
         elif args.command == "alp-decode":
             results = alp_decode(args.paths, output=args.output)
         elif args.command == "migrate":
-            results = migrate(args.paths, to=args.to, output=args.output)
+            results = migrate(args.paths, to=args.to, output=args.output, unsafe_in_place=args.unsafe_in_place)
         else:
             results = globals()[args.command](args.paths)
     except (FileNotFoundError, ValueError) as e:

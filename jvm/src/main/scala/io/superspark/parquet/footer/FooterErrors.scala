@@ -92,3 +92,9 @@ object ThriftFormatReason {
 /** Thrift compact footer bytes that are not a well-formed `FileMetaData`. */
 class MalformedThriftFooterException(val reason: ThriftFormatReason)
     extends ParquetFooterException(s"malformed Thrift footer: $reason")
+
+/**
+ * A footer rewrite refused before the file was touched: another run holds it, it changed since it was
+ * read, it belongs to a Delta table, or the requested way of writing is impossible there ([[FooterRewrite]]).
+ */
+class RewriteRefusedException(val reason: String) extends ParquetFooterException(reason)

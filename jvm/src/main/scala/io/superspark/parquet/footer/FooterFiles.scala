@@ -3,7 +3,7 @@ package io.superspark.parquet.footer
 import java.io.{ByteArrayInputStream, EOFException}
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
-import java.nio.file.{Files, Path, StandardCopyOption, StandardOpenOption}
+import java.nio.file.{Path, StandardOpenOption}
 
 import org.apache.parquet.format.Util
 import org.apache.parquet.io.{InputFile, SeekableInputStream}
@@ -19,7 +19,7 @@ final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long,
   def tailLength: Long = fileLength - footerOffset
 }
 
-/** Footer I/O: reading footers, and `add`/`strip` by rewriting only the file's tail. */
+/** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */
 object FooterFiles {
 
   /** Reads the footer given the file length and a positioned read (offset, length) => bytes. */
@@ -94,7 +94,7 @@ object FooterFiles {
       out
     })
 
-  /** Reads `length` bytes at `offset`, 1 MiB at a time (see [[writeAt]]). */
+  /** Reads `length` bytes at `offset`, 1 MiB at a time (the JDK reads into a heap array through a direct buffer of its size). */
   private def readFully(ch: FileChannel, offset: Long, length: Int, path: String): Array[Byte] = {
     val out = new Array[Byte](length)
     var off = 0
@@ -109,24 +109,6 @@ object FooterFiles {
       }
     }
     out
-  }
-
-  /**
-   * Writes `bytes` from `from` on at file position `at`, 1 MiB at a time: the JDK writes a
-   * heap buffer through a temporary direct buffer of its size (a cold 30 MB allocation for a
-   * wide footer's tail: ~30 ms; 1 MiB slices reuse one small buffer).
-   */
-  private def writeAt(ch: FileChannel, bytes: Array[Byte], from: Int, at: Long): Unit = {
-    var off = from
-    var pos = at
-    while (off < bytes.length) {
-      val buf = ByteBuffer.wrap(bytes, off, math.min(1 << 20, bytes.length - off))
-      while (buf.hasRemaining) {
-        val n = ch.write(buf, pos)
-        pos += n
-        off += n
-      }
-    }
   }
 
   // ---- building and removing the extension ----
@@ -323,46 +305,5 @@ object FooterFiles {
     val out = java.util.Arrays.copyOf(footer, footer.length + 8)
     System.arraycopy(FooterLayout.tail(footer.length), 0, out, footer.length, 8)
     out
-  }
-
-  /**
-   * Replaces the file's tail (from the footer start) by `newTail`. In place: writes from the
-   * first byte that differs from `footer` (as read; the file must not have changed since)
-   * and truncates, so the data pages are never touched (not atomic:
-   * an interrupted rewrite leaves a damaged tail). With `output`: copies the data bytes to a
-   * temporary file next to `output`, appends `newTail` and renames it into place.
-   * Removes a stale Hadoop checksum sidecar (`.name.crc`) of a file changed in place.
-   */
-  def rewriteTail(file: Path, footer: FooterBytes, newTail: Array[Byte], output: Option[Path]): Unit = output match {
-    case None =>
-      // The tail as read: the footer, then its length and magic (or PAR3), left out of the
-      // comparison (they are rewritten whenever anything before them changes).
-      val oldTail = footer.footer
-      val n = math.min(oldTail.length, newTail.length)
-      val m = java.util.Arrays.mismatch(oldTail, 0, n, newTail, 0, n)
-      val from = if (m < 0) n else m
-      val ch = FileChannel.open(file, StandardOpenOption.WRITE)
-      try {
-        writeAt(ch, newTail, from, footer.footerOffset + from)
-        ch.truncate(footer.footerOffset + newTail.length)
-        ch.force(true)
-      } finally ch.close()
-      val crc = file.resolveSibling(s".${file.getFileName}.crc")
-      Files.deleteIfExists(crc)
-    case Some(out) =>
-      val parent = Option(out.toAbsolutePath.getParent).getOrElse(out.toAbsolutePath)
-      Files.createDirectories(parent)
-      val tmp = Files.createTempFile(parent, s".${out.getFileName}", ".tmp")
-      try {
-        val src = FileChannel.open(file, StandardOpenOption.READ)
-        val dst = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)
-        try {
-          var pos = 0L
-          while (pos < footer.footerOffset) pos += src.transferTo(pos, footer.footerOffset - pos, dst)
-          writeAt(dst, newTail, 0, footer.footerOffset)
-          dst.force(true)
-        } finally { src.close(); dst.close() }
-        Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
-      } finally Files.deleteIfExists(tmp)
   }
 }

@@ -1,119 +1,224 @@
 package io.superspark.parquet.footer
 
+import java.io.FileNotFoundException
 import java.nio.ByteBuffer
-import java.nio.channels.FileChannel
-import java.nio.file.{Files, Path, Paths, StandardOpenOption}
+import java.nio.file.{Files, Path}
 import java.util.{LinkedHashMap => JMap}
 
 import scala.jdk.CollectionConverters._
 import scala.util.chaining._
 import scala.util.control.NonFatal
 
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path => HPath}
+
 /**
  * The footer tools (`inspect`, `add`, `strip`, `verify`, `migrate`) over files and directories: the one
- * implementation behind `python -m superspark.footer` and `superspark.footer` (through py4j).
- * Every command returns a JSON array with one object per Parquet file; a file that fails
- * gets `"status": "error"` and a message, the others are still processed.
+ * implementation behind `python -m superspark.footer`, `superspark.footer` (through py4j) and the table
+ * job ([[FooterTableJob]]). Paths go through Hadoop's `FileSystem` API (`file:`, `hdfs:`, `s3a:`, ...;
+ * a path without a scheme is a local file). `add`, `strip` and `migrate` replace files crash-safely
+ * ([[FooterRewrite]]); `inPlace` is the old, not crash-safe, opt-in path. Every command returns a JSON
+ * array with one object per Parquet file; a file that fails gets `"status": "error"` (or `refused`) and
+ * a message, the others are still processed.
  */
 object FooterTool {
 
-  def inspect(paths: java.util.List[String]): String = run(paths, inspectFile)
-  def verify(paths: java.util.List[String]): String = run(paths, verifyFile)
-  def add(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, addFile)
-  def strip(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, stripFile)
+  def inspect(paths: java.util.List[String]): String = run(paths, (t, c) => inspectFile(t, c))
+  def verify(paths: java.util.List[String]): String = run(paths, (t, c) => verifyFile(t, c))
+  def add(paths: java.util.List[String], output: String): String = add(paths, output, false)
+  def add(paths: java.util.List[String], output: String, inPlace: Boolean): String =
+    runWithOutput(paths, output, rewriter("add", null, inPlace))
+  def strip(paths: java.util.List[String], output: String): String = strip(paths, output, false)
+  def strip(paths: java.util.List[String], output: String, inPlace: Boolean): String =
+    runWithOutput(paths, output, rewriter("strip", null, inPlace))
   /** Per file: does the Thrift footer rebuilt from its FlatBuffer equal the original bytes? */
-  def roundtrip(paths: java.util.List[String]): String = run(paths, roundtripFile)
+  def roundtrip(paths: java.util.List[String]): String = run(paths, (t, c) => roundtripFile(t, c))
   /** Rewrites each file's footer into `to` (plain, private, intermediate, final); data pages untouched. */
-  def migrate(paths: java.util.List[String], output: String, to: String): String = {
-    val form = FooterForm.parse(to).getOrElse(throw new IllegalArgumentException(
-      s"unknown footer form '$to' (expected one of ${FooterForm.all.mkString(", ")})"))
-    runWithOutput(paths, output, migrateFile(form))
-  }
+  def migrate(paths: java.util.List[String], output: String, to: String): String = migrate(paths, output, to, false)
+  def migrate(paths: java.util.List[String], output: String, to: String, inPlace: Boolean): String =
+    runWithOutput(paths, output, rewriter("migrate", to, inPlace))
+
+  /**
+   * The rewrite of one command (`add`, `strip`, `migrate` with `to`): what the command line, the Python API
+   * and each task of [[FooterTableJob]] run per file.
+   */
+  def rewriter(command: String, to: String, inPlace: Boolean): (Target, Option[HPath], Configuration) => JMap[String, Any] =
+    command match {
+      case "add" => addFile(inPlace)
+      case "strip" => stripFile(inPlace)
+      case "migrate" =>
+        val form = FooterForm.parse(to).getOrElse(throw new IllegalArgumentException(
+          s"unknown footer form '$to' (expected one of ${FooterForm.all.mkString(", ")})"))
+        migrateFile(form, inPlace)
+      case other => throw new IllegalArgumentException(s"unknown rewrite command '$other' (add, strip or migrate)")
+    }
 
   /**
    * `alp-decode`: rewrites each file holding ALP data (docs/alp.md) so that every reader opens
    * it: ratified ALP chunks become PLAIN, private-form ALP data is dropped. Files without ALP
-   * data are `unchanged` (copied to `output` when given).
+   * data are `unchanged` (copied to `output` when given). Local files only.
    */
   def alpDecode(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, alpDecodeFile)
 
-  private def alpDecodeFile(p: Path, out: Option[Path]): JMap[String, Any] = {
+  private def local(t: Target, conf: Configuration): Path =
+    FooterRewrite.localFile(t.path.getFileSystem(conf), t.path).getOrElse(
+      throw new IllegalArgumentException(s"${t.display}: alp-decode works on local files only"))
+
+  private def alpDecodeFile(t: Target, output: Option[HPath], conf: Configuration): JMap[String, Any] = {
+    val p = local(t, conf)
+    val out = output.map(o => local(Target(o, o.toString, ""), conf))
     val footer = FooterFiles.readFooter(p)
     out.foreach(o => Option(o.toAbsolutePath.getParent).foreach(Files.createDirectories(_)))
     if (!io.superspark.parquet.alp.AlpDecodeRewrite.hasAlp(footer)) {
       out.foreach(o => Files.copy(p, o, java.nio.file.StandardCopyOption.REPLACE_EXISTING))
-      result(out.getOrElse(p), "unchanged", "source" -> p.toString)
+      result(out.getOrElse(p).toString, "unchanged", "source" -> p.toString)
     } else {
-      val r = io.superspark.parquet.alp.AlpDecodeRewrite.rewrite(p, out.getOrElse(p),
-        new org.apache.hadoop.conf.Configuration())
-      result(out.getOrElse(p), "decoded", "source" -> p.toString, "alp_chunks_decoded" -> r.decoded,
+      val r = io.superspark.parquet.alp.AlpDecodeRewrite.rewrite(p, out.getOrElse(p), conf)
+      result(out.getOrElse(p).toString, "decoded", "source" -> p.toString, "alp_chunks_decoded" -> r.decoded,
         "private_alp_dropped" -> r.dropped, "bytes_before" -> r.bytesBefore, "bytes_after" -> r.bytesAfter)
     }
   }
 
-  /** Files named by `paths`: files as given, directories walked (skipping `_*` and `.*`). */
-  def expand(paths: Seq[String]): Seq[(Path, Path)] = paths.flatMap { p =>
-    val path = Paths.get(p)
-    if (Files.isDirectory(path)) {
-      val stream = Files.walk(path)
-      try stream.iterator.asScala.filter { f =>
-        Files.isRegularFile(f) && !path.relativize(f).iterator.asScala.exists { part =>
-          val n = part.toString
-          n.startsWith(".") || n.startsWith("_")
-        } && hasParquetMagic(f)
-      }.toSeq.sorted.map(f => (f, path.relativize(f))) finally stream.close()
-    } else Seq((path, path.getFileName))
+  /** A file to process: its path, how the results name it, and its path relative to the argument it came from. */
+  final case class Target(path: HPath, display: String, relative: String)
+
+  /** Local files named by `paths`: files as given, directories walked (skipping `_*` and `.*`). */
+  def expand(paths: Seq[String]): Seq[(Path, Path)] = {
+    val conf = new Configuration()
+    walk(paths, conf).collect { case Right(t) =>
+      (FooterRewrite.localFile(t.path.getFileSystem(conf), t.path).get, java.nio.file.Paths.get(t.relative))
+    }
   }
 
-  private def hasParquetMagic(f: Path): Boolean = try {
-    val ch = FileChannel.open(f, StandardOpenOption.READ)
-    try {
-      ch.size >= 12 && {
-        val b = ByteBuffer.allocate(4)
-        ch.read(b, ch.size - 4)
-        java.util.Arrays.equals(b.array, FooterLayout.Magic) || java.util.Arrays.equals(b.array, FooterLayout.FinalMagic)
-      }
-    } finally ch.close()
-  } catch { case NonFatal(_) => false }
+  /**
+   * Files named by `paths` (Hadoop paths; no scheme: local files): files as given, directories walked (skipping
+   * names that start with `_` or `.`, taking files that end in PAR1 or PAR3). A path in a Delta table (a
+   * `_delta_log` folder at it, above it, or in a folder of the walk) gives a refusal instead of its files.
+   * The walk also finishes what a killed rewrite of the `delete-rename` kind left ([[FooterRewrite.recoverReady]]).
+   */
+  def walk(paths: Seq[String], conf: Configuration): Seq[Either[JMap[String, Any], Target]] = walk(paths, conf, true)
 
-  private def run(paths: java.util.List[String], f: Path => JMap[String, Any]): String =
-    ToolJson.write(expand(paths.asScala.toSeq).map { case (p, _) => guarded(p)(f(p)) })
+  /**
+   * [[walk]]; `checkAll` false: a file named `*.parquet` is taken without opening it (the table job's driver
+   * lists tens of thousands; its tasks report a file that is not Parquet after all as `failed`).
+   */
+  def walk(paths: Seq[String], conf: Configuration, checkAll: Boolean): Seq[Either[JMap[String, Any], Target]] =
+    paths.flatMap { p =>
+    val path = new HPath(p)
+    val fs = path.getFileSystem(conf)
+    val status = try Some(fs.getFileStatus(path)) catch { case _: FileNotFoundException => None }
+    deltaTableOf(fs, fs.makeQualified(path)) match {
+      case Some(table) => Seq(Left(result(p, "refused", "message" -> deltaRefusal(p, table.toString))))
+      case None if status.isEmpty => Seq(Left(result(p, "error", "message" -> s"$p: no such file or directory")))
+      case None if status.get.isDirectory =>
+        def rec(dir: HPath, display: String, rel: String): Seq[Either[JMap[String, Any], Target]] = {
+          val children = fs.listStatus(dir)
+          val names = children.map(_.getPath.getName).toSet
+          if (names.contains("_delta_log")) return Seq(Left(result(display, "refused", "message" -> deltaRefusal(display, display))))
+          if (names.exists(n => FooterRewrite.isOurs(n) && n.endsWith(".ready"))) {
+            FooterRewrite.recoverReady(fs, dir, names)
+            return rec(dir, display, rel)
+          }
+          children.toSeq.filterNot { c =>
+            val n = c.getPath.getName
+            n.startsWith(".") || n.startsWith("_")
+          }.sortBy(_.getPath.getName).flatMap { c =>
+            val n = c.getPath.getName
+            val childRel = if (rel.isEmpty) n else s"$rel/$n"
+            val childDisplay = if (display.endsWith("/")) display + n else s"$display/$n"
+            if (c.isDirectory) rec(c.getPath, childDisplay, childRel)
+            else if ((!checkAll && n.endsWith(".parquet")) || hasParquetMagic(fs, c.getPath, c.getLen)) {
+              Seq(Right(Target(c.getPath, childDisplay, childRel)))
+            }
+            else Nil
+          }
+        }
+        rec(path, p, "")
+      case None => Seq(Right(Target(path, p, path.getName)))
+    }
+  }
+
+  /** The Delta table `path` is in: the nearest of it and its ancestors that holds a `_delta_log` folder. */
+  def deltaTableOf(fs: FileSystem, path: HPath): Option[HPath] =
+    Iterator.iterate(path)(_.getParent).takeWhile(_ != null).find(p => fs.exists(new HPath(p, "_delta_log")))
+
+  /** Why a path in a Delta table is not rewritten, and the table command to use. */
+  def deltaRefusal(path: String, table: String): String =
+    s"$path is in the Delta table $table: its files change only through a Delta commit, never behind its " +
+      s"transaction log. Use the table command for it: superspark.footer.migrate_table(spark, '$table', to=...) " +
+      "(SQL: superspark_footer_migrate_table), which commits the rewritten files on Spark lines with Delta support " +
+      "and refuses the table where there is none yet"
+
+  private def hasParquetMagic(fs: FileSystem, f: HPath, length: Long): Boolean = length >= 12 && (try {
+    val in = fs.open(f)
+    try {
+      val b = new Array[Byte](4)
+      in.readFully(length - 4, b)
+      java.util.Arrays.equals(b, FooterLayout.Magic) || java.util.Arrays.equals(b, FooterLayout.FinalMagic)
+    } finally in.close()
+  } catch { case NonFatal(_) => false })
+
+  private def run(paths: java.util.List[String], f: (Target, Configuration) => JMap[String, Any]): String = {
+    val conf = new Configuration()
+    ToolJson.write(walk(paths.asScala.toSeq, conf).map {
+      case Left(refusal) => refusal
+      case Right(t) => guarded(t.display)(f(t, conf))
+    })
+  }
 
   private def runWithOutput(paths: java.util.List[String], output: String,
-      f: (Path, Option[Path]) => JMap[String, Any]): String = {
-    val files = expand(paths.asScala.toSeq)
-    val single = paths.size == 1 && files.size == 1 && !Files.isDirectory(Paths.get(paths.get(0)))
-    val results = files.map { case (p, rel) =>
-      val out = Option(output).map { o =>
-        if (single && !Files.isDirectory(Paths.get(o))) Paths.get(o) else Paths.get(o).resolve(rel)
-      }
-      guarded(p)(f(p, out))
+      f: (Target, Option[HPath], Configuration) => JMap[String, Any]): String = {
+    val conf = new Configuration()
+    val files = walk(paths.asScala.toSeq, conf)
+    def isDir(p: String) = { val h = new HPath(p); val fs = h.getFileSystem(conf); fs.exists(h) && fs.getFileStatus(h).isDirectory }
+    val single = paths.size == 1 && files.size == 1 && !isDir(paths.get(0))
+    val results = files.map {
+      case Left(refusal) => refusal
+      case Right(t) =>
+        val out = Option(output).map(o => if (single && !isDir(o)) new HPath(o) else new HPath(o, t.relative))
+        guarded(t.display)(f(t, out, conf))
     }
     ToolJson.write(results)
   }
 
-  private def guarded(p: Path)(body: => JMap[String, Any]): JMap[String, Any] =
+  /** One file's result, failures included: `refused` (nothing written, with the reason) or `error`. */
+  def guarded(display: String)(body: => JMap[String, Any]): JMap[String, Any] =
     try body catch {
-        case e: UnrepresentableFooterException => result(p, "refused", "message" -> e.getMessage)
-      case e: UnrebuildableFooterException => result(p, "refused", "message" -> e.getMessage)
-      case NonFatal(e) => result(p, "error", "message" -> Option(e.getMessage).getOrElse(e.toString))
+      case e: UnrepresentableFooterException => result(display, "refused", "message" -> e.getMessage)
+      case e: UnrebuildableFooterException => result(display, "refused", "message" -> e.getMessage)
+      case e: RewriteRefusedException => result(display, "refused", "message" -> e.getMessage)
+      case NonFatal(e) => result(display, "error", "message" -> Option(e.getMessage).getOrElse(e.toString))
     }
 
-  private def result(p: Path, status: String, fields: (String, Any)*): JMap[String, Any] = {
+  private def result(p: String, status: String, fields: (String, Any)*): JMap[String, Any] = {
     val m = new JMap[String, Any]()
-    m.put("path", p.toString)
+    m.put("path", p)
     m.put("status", status)
     fields.foreach { case (k, v) => m.put(k, v) }
     m
+  }
+
+  private def readFooter(t: Target, conf: Configuration): FooterBytes = {
+    val fs = t.path.getFileSystem(conf)
+    val length = fs.getFileStatus(t.path).getLen
+    val in = fs.open(t.path)
+    try FooterFiles.readFooter(t.display, length, { (off, len) => val b = new Array[Byte](len); in.readFully(off, b); b })
+    finally in.close()
+  }
+
+  /** Opens the file for a rewrite ([[FooterRewrite.open]]: lock, leftovers, footer, snapshot) around `body`. */
+  private def rewriting(t: Target, conf: Configuration)(body: FooterRewrite.Opened => JMap[String, Any]): JMap[String, Any] = {
+    val opened = FooterRewrite.open(t.path, conf)
+    try body(opened) finally opened.close()
   }
 
   private def located(footer: FooterBytes) = FooterLayout.locate(footer)
 
   // ---- inspect ----
 
-  private def inspectFile(p: Path): JMap[String, Any] = {
-    val footer = FooterFiles.readFooter(p)
-    val m = result(p, "absent", "file_bytes" -> footer.fileLength, "footer_offset" -> footer.footerOffset,
+  private def inspectFile(t: Target, conf: Configuration): JMap[String, Any] = {
+    val footer = readFooter(t, conf)
+    val m = result(t.display, "absent", "file_bytes" -> footer.fileLength, "footer_offset" -> footer.footerOffset,
       "footer_bytes" -> footer.footer.length, "form" -> FooterFiles.formOf(footer).name)
     def uuid(form: FooterForm): Unit = if (form != FooterForm.Final) m.put("uuid", FooterLayout.uuidOf(form).toString)
     located(footer) match {
@@ -161,8 +266,9 @@ object FooterTool {
 
   // ---- verify ----
 
-  private def verifyFile(p: Path): JMap[String, Any] = {
-    val footer = FooterFiles.readFooter(p)
+  private def verifyFile(t: Target, conf: Configuration): JMap[String, Any] = verifyFooter(t.display, readFooter(t, conf))
+
+  private def verifyFooter(p: String, footer: FooterBytes): JMap[String, Any] = {
     located(footer) match {
       case FooterLayout.Absent => result(p, "absent", "form" -> FooterForm.Plain.name)
       case FooterLayout.Corrupt(reason, form) => result(p, "corrupt", "reason" -> reason.toString, "form" -> form.name)
@@ -199,8 +305,9 @@ object FooterTool {
    * `equivalent` (other bytes, but parquet-java parses both to equal Thrift objects and the
    * same `ParquetMetadata`), `different` (with the first difference) or `refused`.
    */
-  private def roundtripFile(p: Path): JMap[String, Any] = {
-    val footer = FooterFiles.readFooter(p)
+  private def roundtripFile(t: Target, conf: Configuration): JMap[String, Any] = {
+    val p = t.display
+    val footer = readFooter(t, conf)
     val original = FooterFiles.thriftFooter(footer)
     def parse(b: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(new java.io.ByteArrayInputStream(b))
     val tmd = parse(original)
@@ -214,7 +321,7 @@ object FooterTool {
       val n = math.min(original.length, rebuilt.length)
       val at = java.util.Arrays.mismatch(original, 0, n, rebuilt, 0, n)
       m.put("first_difference", if (at < 0) n else at)
-      def read(b: Array[Byte]) = FooterReader.thrift(FooterBytes(p.toString, footer.fileLength, footer.footerOffset, b))
+      def read(b: Array[Byte]) = FooterReader.thrift(FooterBytes(p, footer.fileLength, footer.footerOffset, b))
       val objects = if (parse(rebuilt) == tmd) None else Some("parquet-java parses the two to different Thrift objects")
       objects.orElse(MetadataDiff.diff(read(rebuilt), read(original))) match {
         case Some(d) => m.put("status", "different"); m.put("reason", d)
@@ -226,23 +333,25 @@ object FooterTool {
 
   // ---- add / strip ----
 
-  private def addFile(p: Path, out: Option[Path]): JMap[String, Any] = {
-    val started = System.nanoTime()
-    val footer = FooterFiles.readFooter(p)
-    val alreadyValid = located(footer) match {
-      case FooterLayout.Present(_) => verifyFile(p).get("status") == "valid"
-      case _ => false
+  private def addFile(inPlace: Boolean)(t: Target, out: Option[HPath], conf: Configuration): JMap[String, Any] =
+    rewriting(t, conf) { opened =>
+      val started = System.nanoTime()
+      val footer = opened.footer
+      val alreadyValid = located(footer) match {
+        case FooterLayout.Present(_) => verifyFooter(t.display, footer).get("status") == "valid"
+        case _ => false
+      }
+      val thrift = FooterFiles.thriftFooter(footer)
+      val newTail =
+        if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer)
+        else FooterFiles.extendedTail(t.display, thrift, threads = FooterFiles.toolThreads)
+      val how = if (!alreadyValid || out.isDefined) Some(FooterRewrite.replaceTail(opened, newTail, out, conf, inPlace)) else None
+      result(out.map(_.toString).getOrElse(t.display), if (alreadyValid) "unchanged" else "added",
+        "source" -> t.display,
+        "thrift_bytes" -> thrift.length,
+        "flatbuffer_bytes" -> flatBufferBytes(newTail),
+        "seconds" -> (System.nanoTime() - started) / 1e9).tap(m => how.foreach(h => m.put("replace", h.name)))
     }
-    val thrift = FooterFiles.thriftFooter(footer)
-    val newTail =
-      if (alreadyValid) FooterFiles.withLengthAndMagic(footer.footer) else FooterFiles.extendedTail(p.toString, thrift, threads = FooterFiles.toolThreads)
-    if (!alreadyValid || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
-    result(out.getOrElse(p), if (alreadyValid) "unchanged" else "added",
-      "source" -> p.toString,
-      "thrift_bytes" -> thrift.length,
-      "flatbuffer_bytes" -> flatBufferBytes(newTail),
-      "seconds" -> (System.nanoTime() - started) / 1e9)
-  }
 
   /** FlatBuffer size in a new tail (0 when it has none). */
   private def flatBufferBytes(tail: Array[Byte]): Int = {
@@ -254,41 +363,46 @@ object FooterTool {
     }
   }
 
-  private def stripFile(p: Path, out: Option[Path]): JMap[String, Any] = {
-    val footer = FooterFiles.readFooter(p)
-    val present = located(footer) match {
-      case FooterLayout.Absent => false
-      case _ => true // present, or damaged (delimited through the Thrift fields)
+  private def stripFile(inPlace: Boolean)(t: Target, out: Option[HPath], conf: Configuration): JMap[String, Any] =
+    rewriting(t, conf) { opened =>
+      val footer = opened.footer
+      val present = located(footer) match {
+        case FooterLayout.Absent => false
+        case _ => true // present, or damaged (delimited through the Thrift fields)
+      }
+      val thrift = FooterFiles.thriftFooter(footer)
+      val how = if (present || out.isDefined) {
+        Some(FooterRewrite.replaceTail(opened, FooterFiles.withLengthAndMagic(thrift), out, conf, inPlace))
+      } else None
+      result(out.map(_.toString).getOrElse(t.display), if (present) "stripped" else "unchanged", "source" -> t.display,
+        "thrift_bytes" -> thrift.length).tap(m => how.foreach(h => m.put("replace", h.name)))
     }
-    val thrift = FooterFiles.thriftFooter(footer)
-    if (present || out.isDefined) FooterFiles.rewriteTail(p, footer, FooterFiles.withLengthAndMagic(thrift), out)
-    result(out.getOrElse(p), if (present) "stripped" else "unchanged", "source" -> p.toString,
-      "thrift_bytes" -> thrift.length)
-  }
 
   /**
    * `migrate --to form`: the file's plain Thrift footer (stripped of the extension, or rebuilt
    * from a final-form FlatBuffer), then the tail of `form`. A file already in `form` whose
    * extension verifies is `unchanged`; only the tail is rewritten.
    */
-  private def migrateFile(to: FooterForm)(p: Path, out: Option[Path]): JMap[String, Any] = {
-    val started = System.nanoTime()
-    val footer = FooterFiles.readFooter(p)
-    val from = FooterFiles.formOf(footer)
-    val unchanged = from == to && (to == FooterForm.Plain || verifyFile(p).get("status") == "valid")
-    val thrift = if (unchanged && to != FooterForm.Final) None else Some(FooterFiles.thriftFooter(footer))
-    val newTail = if (unchanged) {
-      if (footer.isFinal) java.util.Arrays.copyOf(footer.footer, footer.footer.length + 4).tap(t =>
-        System.arraycopy(FooterLayout.FinalMagic, 0, t, t.length - 4, 4))
-      else FooterFiles.withLengthAndMagic(footer.footer)
-    } else FooterFiles.tailFor(p.toString, thrift.get, to, threads = FooterFiles.toolThreads)
-    if (!unchanged || out.isDefined) FooterFiles.rewriteTail(p, footer, newTail, out)
-    val m = result(out.getOrElse(p), if (unchanged) "unchanged" else "migrated", "source" -> p.toString,
-      "from" -> from.name, "to" -> to.name, "tail_bytes" -> newTail.length,
-      "flatbuffer_bytes" -> flatBufferBytes(newTail), "seconds" -> (System.nanoTime() - started) / 1e9)
-    thrift.foreach(t => m.put("thrift_bytes", t.length))
-    m
-  }
+  private def migrateFile(to: FooterForm, inPlace: Boolean)(t: Target, out: Option[HPath], conf: Configuration): JMap[String, Any] =
+    rewriting(t, conf) { opened =>
+      val started = System.nanoTime()
+      val footer = opened.footer
+      val from = FooterFiles.formOf(footer)
+      val unchanged = from == to && (to == FooterForm.Plain || verifyFooter(t.display, footer).get("status") == "valid")
+      val thrift = if (unchanged && to != FooterForm.Final) None else Some(FooterFiles.thriftFooter(footer))
+      val newTail = if (unchanged) {
+        if (footer.isFinal) java.util.Arrays.copyOf(footer.footer, footer.footer.length + 4).tap(t =>
+          System.arraycopy(FooterLayout.FinalMagic, 0, t, t.length - 4, 4))
+        else FooterFiles.withLengthAndMagic(footer.footer)
+      } else FooterFiles.tailFor(t.display, thrift.get, to, threads = FooterFiles.toolThreads)
+      val how = if (!unchanged || out.isDefined) Some(FooterRewrite.replaceTail(opened, newTail, out, conf, inPlace)) else None
+      val m = result(out.map(_.toString).getOrElse(t.display), if (unchanged) "unchanged" else "migrated",
+        "source" -> t.display, "from" -> from.name, "to" -> to.name, "tail_bytes" -> newTail.length,
+        "flatbuffer_bytes" -> flatBufferBytes(newTail), "seconds" -> (System.nanoTime() - started) / 1e9)
+      thrift.foreach(t => m.put("thrift_bytes", t.length))
+      how.foreach(h => m.put("replace", h.name))
+      m
+    }
 
   /**
    * The command line's JVM (`python -m superspark.footer` runs it, one process per call):
@@ -297,15 +411,17 @@ object FooterTool {
    * reads the statuses).
    */
   def main(args: Array[String]): Unit = {
-    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|alp-decode|migrate [--output OUT] [--to FORM] PATH..."
+    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|alp-decode|migrate [--output OUT] [--to FORM] [--unsafe-in-place] PATH..."
     var output: String = null
     var to: String = null
+    var inPlace = false
     val paths = new java.util.ArrayList[String]()
     var i = 1
     while (i < args.length) {
       args(i) match {
         case "--output" if i + 1 < args.length => output = args(i + 1); i += 1
         case "--to" if i + 1 < args.length => to = args(i + 1); i += 1
+        case "--unsafe-in-place" => inPlace = true
         case p => paths.add(p)
       }
       i += 1
@@ -319,9 +435,9 @@ object FooterTool {
       case "inspect" => inspect(paths)
       case "verify" => verify(paths)
       case "roundtrip" => roundtrip(paths)
-      case "add" => add(paths, output)
-      case "strip" => strip(paths, output)
-      case "migrate" => migrate(paths, output, to)
+      case "add" => add(paths, output, inPlace)
+      case "strip" => strip(paths, output, inPlace)
+      case "migrate" => migrate(paths, output, to, inPlace)
       case "alp-decode" => alpDecode(paths, output)
       case other => System.err.println(s"unknown command $other; $usage"); sys.exit(64)
     }
