@@ -76,7 +76,15 @@ object FooterTableJob {
     if (!fs.exists(root)) {
       throw new SparkException(errorClass = "PATH_NOT_FOUND", messageParameters = Map("path" -> path), cause = null)
     }
-    FooterTool.deltaTableOf(fs, fs.makeQualified(root)).foreach(t => throw deltaTable(path, t.toString))
+    val qualified = fs.makeQualified(root)
+    FooterTool.deltaTableOf(fs, qualified).foreach { t =>
+      // The table itself, on a line with Delta Lake: a Delta commit that replaces its files
+      // (io.superspark.delta.DeltaFooterRewrite). A folder inside a table, or no Delta here: refused.
+      io.superspark.delta.DeltaTables.available.filter(_ => !inPlace && t == qualified) match {
+        case Some(delta) => return delta.rewrite(spark, t.toString, command, to)
+        case None => throw deltaTable(path, t.toString)
+      }
+    }
     val listed = FooterTool.walk(Seq(path), conf, checkAll = false)
     listed.collectFirst { case Left(m) if m.get("status") == "refused" => throw deltaTable(path, m.get("path").toString) }
     val files = listed.collect { case Right(t) => t.display }

@@ -130,4 +130,42 @@ class DeltaSuite extends AnyFunSuite {
     assert(snaps("v4") == Seq("40|39")) // versions 0 (write), 1 (properties), 2..4 (writes)
     assert(snaps("compacted") == Seq("true") && snaps("checkpointed") == Seq("true"))
   }
+
+  test("migrate_table on a Delta table is a Delta commit: new files in the form, same rows, deletion vectors and time travel kept") {
+    import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterTableJob}
+    withDir { dir =>
+      withSession(superspark = true) { spark =>
+        val t = dir.resolve("mig").toString
+        spark.range(0, 400).selectExpr("id", "CAST(id % 4 AS INT) AS part", "CAST(id AS STRING) AS v").repartition(2)
+          .write.format("delta").partitionBy("part").save(t)
+        spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+        spark.sql(s"DELETE FROM delta.`$t` WHERE id % 10 = 7")
+        val before = rows(spark, s"SELECT id, part, v FROM delta.`$t`")
+        val version = spark.sql(s"DESCRIBE HISTORY delta.`$t`").selectExpr("max(version)").head().getLong(0)
+        def files(): Seq[java.nio.file.Path] = spark.read.format("delta").load(t).inputFiles.toSeq
+          .map(f => java.nio.file.Paths.get(new java.net.URI(f)))
+        assert(files().forall(f => FooterFiles.formOf(FooterFiles.readFooter(f)) == FooterForm.Plain))
+
+        val refused = intercept[org.apache.spark.SparkException](FooterTableJob.run(spark, t, "migrate", "final", progress = false))
+        assert(refused.getCondition == "UNSUPPORTED_FEATURE.TABLE_OPERATION" && refused.getMessage.contains("PAR3"))
+
+        val result = FooterTableJob.run(spark, t, "migrate", "intermediate", progress = false).collect()
+        assert(result.nonEmpty && result.forall(_.getString(1) == "done"), result.mkString("\n"))
+        val history = spark.sql(s"DESCRIBE HISTORY delta.`$t`").orderBy("version").collect()
+        assert(history.last.getAs[Long]("version") == version + 1 && history.last.getAs[String]("operation") == "REORG")
+        assert(files().size == result.length)
+        assert(files().forall(f => FooterFiles.formOf(FooterFiles.readFooter(f)) == FooterForm.Intermediate))
+        assert(rows(spark, s"SELECT id, part, v FROM delta.`$t`") == before) // deletion vectors still apply
+        assert(rows(spark, s"SELECT id, part, v FROM delta.`$t` VERSION AS OF $version") == before) // old files
+        assert(before.size == 400 - 40)
+        val live = org.apache.spark.sql.delta.DeltaLog.forTable(spark, t).update().allFiles.collect()
+        assert(live.exists(_.deletionVector != null), "the new files keep their deletion vectors")
+        assert(live.forall(a => a.path.contains(".superspark-intermediate.parquet") && a.stats != null))
+
+        val again = FooterTableJob.run(spark, t, "migrate", "intermediate", progress = false).collect()
+        assert(again.map(_.getString(1)).toSet == Set("already"))
+        assert(spark.sql(s"DESCRIBE HISTORY delta.`$t`").selectExpr("max(version)").head().getLong(0) == version + 1)
+      }
+    }
+  }
 }
