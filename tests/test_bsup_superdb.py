@@ -46,7 +46,9 @@ def test_spark_like_version5_types_frame_is_superdbs(spark, tmp_path):
     back = spark.read.format("bsup").load(out)
     assert back.schema["dec"].dataType == T.DecimalType(18, 4)
     assert back.schema["st"].dataType == df.schema["st"].dataType
-    assert sorted(map(str, back.collect())) == sorted(map(str, df.collect()))
+    # With the Parquet's schema (a date reads as a timestamp otherwise) the rows are the Parquet's.
+    exact = spark.read.format("bsup").schema(df.schema).load(out)
+    assert sorted(map(str, exact.collect())) == sorted(map(str, df.collect()))
 
 
 def test_nulls_at_every_depth_round_trip_at_version5(spark, tmp_path):

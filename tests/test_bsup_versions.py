@@ -124,6 +124,16 @@ def test_sb_typeof_and_sb_to_sup_print_the_syntax_of_the_cell_version(spark):
         spark.sql("SELECT sb_encode(1L, map('version', '3'))").collect()
 
 
+def _plain(x):
+    if isinstance(x, Row):
+        return tuple(_plain(v) for v in x)
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return sorted((str(_plain(k)), _plain(v)) for k, v in x.items())
+    return x
+
+
 @pytest.mark.parametrize("version", [0, 5])
 def test_write_version_round_trip(spark, tmp_path, version):
     src = read(spark, f"{EVIDENCE}/v5/complex.bsup", mode="FAILFAST")
@@ -135,7 +145,9 @@ def test_write_version_round_trip(spark, tmp_path, version):
     first = open(files[0], "rb").read(1)[0]
     assert (first == 0x85) if version == 5 else (first & 0x80) == 0
     back = read(spark, out, mode="FAILFAST")
-    assert sorted(map(str, back.collect())) == sorted(map(str, rows))
+    # Values compared without field names: at version 5 the slots inside the union's members
+    # become unions with null, so the union struct's member fields are named anew.
+    assert sorted(map(str, map(_plain, back.collect()))) == sorted(map(str, map(_plain, rows)))
     with pytest.raises(Exception, match="version"):
         src.write.format("bsup").option("version", "4").save(str(tmp_path / "bad"))
 

@@ -215,8 +215,9 @@ object SuperTypes {
   /**
    * The type version 5 writes for values of Spark type `dt` kept as `t`: every nullable slot
    * (the column itself, struct fields, array elements, map values) whose type cannot hold a
-   * null becomes `t|null`, at every depth, as SuperDB writes a nullable table. Map keys are
-   * never null; unions (Spark union structs) stay as they are.
+   * null becomes `t|null`, at every depth, as SuperDB writes a nullable table. A map key is
+   * never null (its fields may be); a union (Spark union struct) gets no null member (its selectors would change),
+   * but the slots inside its members do.
    */
   def withNullUnions(t: SuperType, dt: DataType, nullable: Boolean): SuperType = {
     val inner = (t, dt) match {
@@ -227,7 +228,17 @@ object SuperTypes {
         RecordType(fs.zip(st.fields).map { case (f, sf) => Field(f.name, withNullUnions(f.typ, sf.dataType, sf.nullable)) })
       case (io.superspark.bsup.ArrayType(e), SArrayType(et, cn)) => io.superspark.bsup.ArrayType(withNullUnions(e, et, cn))
       case (SetType(e), SArrayType(et, cn)) => SetType(withNullUnions(e, et, cn))
-      case (io.superspark.bsup.MapType(k, v), SMapType(_, vt, vn)) => io.superspark.bsup.MapType(k, withNullUnions(v, vt, vn))
+      // A key is never null (its own slots may be).
+      case (io.superspark.bsup.MapType(k, v), SMapType(kt, vt, vn)) =>
+        io.superspark.bsup.MapType(withNullUnions(k, kt, nullable = false), withNullUnions(v, vt, vn))
+      // A union struct: each member's own slots (a member is never null when it is selected).
+      // The members' types change, so the union struct read back names its fields anew.
+      case (UnionType(ms), st: StructType) if st.length == ms.size + 1 && st.nonEmpty && st.fields(0).name == UnionSelector =>
+        UnionType(ms.zipWithIndex.map { case (m, j) => withNullUnions(m, st.fields(j + 1).dataType, nullable = false) })
+      // `T|null` of a plain Spark column: T's own slots.
+      case (u: UnionType, _) if optionOf(u).isDefined =>
+        val m = optionOf(u).get
+        UnionType(u.types.map(x => if (x eq m) withNullUnions(m, dt, nullable = false) else x))
       case _ => t
     }
     if (nullable && !holdsNull(inner) && !inner.isInstanceOf[UnionType]) orNull(inner) else inner

@@ -17,6 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String
  */
 final class Src(var cursor: Cursor) {
   var next: Int = 0
+  /** The body length (-1: null) of the value of the last union read by [[SparkReaders.readUnion]]. */
+  var unionValueLength: Int = 0
   def buf: Array[Byte] = cursor.buf
   def fail(at: Int, msg: String): Nothing = cursor.fail(msg, at)
 
@@ -91,8 +93,9 @@ object SparkReaders {
       val rs = u.types.map(m => compile(m, target, opts, reuseRows)).toArray
       new ValueReader {
         def read(s: Src, off: Int, len: Int): Any = {
-          val (sel, p, l) = readUnion(s, off, len, rs.length)
-          if (l < 0) null else rs(sel).read(s, p, l)
+          val sel = readUnion(s, off, len, rs.length)
+          val l = s.unionValueLength
+          if (l < 0) null else rs(sel).read(s, s.next, l)
         }
       }
     case (_, st: StructType) if isUnionStruct(st) && !src.underlying.isInstanceOf[UnionType] &&
@@ -132,9 +135,9 @@ object SparkReaders {
    */
   final class OptionReader(member: ValueReader, memberSel: Int, n: Int) extends ValueReader {
     private def body(s: Src, off: Int, len: Int): Int = {
-      val (sel, p, l) = readUnion(s, off, len, n)
-      if (l >= 0 && sel != memberSel) s.fail(p, "a value of type null or none has a body")
-      s.next = p
+      val sel = readUnion(s, off, len, n)
+      val l = s.unionValueLength
+      if (l >= 0 && sel != memberSel) s.fail(s.next, "a value of type null or none has a body")
       l
     }
     def read(s: Src, off: Int, len: Int): Any = {
@@ -147,8 +150,12 @@ object SparkReaders {
     }
   }
 
-  /** Reads a union container: returns (selector, body offset, body length or -1). */
-  def readUnion(s: Src, off: Int, len: Int, n: Int): (Int, Int, Int) = {
+  /**
+   * Reads a union container: returns the selector; `s.next` is then the value's body offset and
+   * `s.unionValueLength` its length (-1: null). No tuple, as this runs for every nullable value
+   * of version 5 data.
+   */
+  def readUnion(s: Src, off: Int, len: Int, n: Int): Int = {
     val end = off + len
     val sl = s.tag(off, end)
     if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
@@ -159,7 +166,8 @@ object SparkReaders {
     if (vp >= end) s.fail(off, "union value missing after its selector")
     val vl = s.tag(vp, end)
     if (s.next + math.max(vl, 0) != end) s.fail(off, "extra bytes at the end of a union value")
-    (sel.toInt, s.next, vl)
+    s.unionValueLength = vl
+    sel.toInt
   }
 
   /** A non-union value read into a union struct (a merged column): into the field of its type. */

@@ -147,6 +147,18 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(spark.read.format("bsup").schema(schema).load(dir0.getPath).collect().toSeq.map(comparable) == rows.map(comparable))
   }
 
+  test("heterogeneous version 5 data (a union of a merged record, arrays, sets, maps) round trips at version 5") {
+    val src = spark.read.format("bsup").option("mode", "FAILFAST").load(evidence(5, "complex.bsup").getPath)
+    val rows = src.collect().toSeq
+    // The merged record member has nulls where a record lacked a field: inside the union's
+    // members the nullable slots become unions with null too, so the write succeeds.
+    val (dir, bytes) = writeOne(src, "compression" -> "none")
+    assert((bytes(0) & 0xff) == 0x85)
+    val back = spark.read.format("bsup").option("mode", "FAILFAST").load(dir.getPath).collect().toSeq
+    assert(back.map(comparable).sortBy(_.toString) == rows.map(comparable).sortBy(_.toString))
+    assert(values(bytes).exists(v => fmt(v.typ, 5).contains("id:int64|null")))
+  }
+
   test("decimals round trip exactly: float64 when exact (else a named error), string and spec on request") {
     val session = spark
     import session.implicits._
