@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -110,3 +110,8 @@ bench-alp: setup
 # BENCH_REWRITE_SMALL (10000 files), BENCH_REWRITE_LARGE (100), BENCH_REWRITE_RUNS (3).
 bench-rewrite: setup
 	.venv/bin/python bench/footer_rewrite/run.py
+
+# The footer tools on an HDFS mini-cluster (dev/hdfs_check: hadoop-minicluster 3.5.0 via Maven, a JVM of its own).
+check-hdfs: setup
+	./dev/sbt compile
+	dev/hdfs_check/run.sh

@@ -39,7 +39,7 @@ def _data_files(d):
     return sorted(f for f in os.listdir(d) if f.endswith(".parquet"))
 
 
-def test_directory_add_in_place_then_spark_reads_it(spark, spark_dir):
+def test_directory_add_then_spark_reads_it_through_new_checksum_files(spark, spark_dir):
     expected = sorted(spark.read.parquet(spark_dir).collect())
     assert any(f.endswith(".crc") for f in os.listdir(spark_dir))
     crcs = {f: open(os.path.join(spark_dir, f".{f}.crc"), "rb").read() for f in _data_files(spark_dir)}
