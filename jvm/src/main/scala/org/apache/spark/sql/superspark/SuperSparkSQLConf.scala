@@ -48,7 +48,7 @@ object SuperSparkSQLConf {
     _.doc("Most footer bytes the footer cache of one JVM holds (least recently used footers are evicted first; a " +
       "footer larger than this is not cached). Takes effect at the next footer a scan inserts. 0 keeps nothing.")
       .version(Since).bytesConf(org.apache.spark.network.util.ByteUnit.BYTE)
-      .checkValue(_ >= 0, "must be 0 or more bytes").createWithDefaultString("256m"))
+      .checkValue(_ >= 0, "must be 0 or more bytes").createWithDefaultString("128m"))
 
   val FooterFormValues: Seq[String] = Seq("private", "intermediate", "final")
 
