@@ -7,8 +7,9 @@ import io.superspark.parquet.footer.FooterBytes
  * in the driver, by schema inference and planning. It holds a file's footer bytes as
  * [[FooterOpener]] read them (the extension part alone, or the whole footer) once their
  * FlatBuffer was found sound, so the next read of that footer, by another task or query, does
- * no I/O. A hit is decoded as a miss is (CRCs, verification of the projected part, decode):
- * the cache saves the read, not the checks.
+ * no I/O. The CRCs were checked when the bytes were read (once per instance,
+ * `FooterBytes.located`); a hit verifies the FlatBuffer's projected part and decodes it as a
+ * miss does.
  *
  * Keyed by path, length and modification time, as the file system reports them when the file
  * is opened (not as the planner listed them): a file rewritten in place gets a new key, and
