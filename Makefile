@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor
+.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -25,6 +25,7 @@ demo: setup
 	.venv/bin/python examples/demo.py
 
 test: shared-notice setup
+	$(MAKE) bench-compile
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra tests
 	$(MAKE) test-lines
@@ -37,6 +38,12 @@ test-lines:
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
 	  .venv-spark$$l/bin/python -m pytest -ra $(LINE_PYTESTS); \
 	done
+
+# Every bench compiles, none runs (issue 24): the JVM sources (bench/**/*.java, JMH's annotation
+# processor included) against the jar's classes and the line's jars, and the Python scripts.
+bench-compile:
+	./dev/sbt benchCompile
+	find bench -name '*.py' -print0 | PYTHONPYCACHEPREFIX=jvm/target/bench-pycache xargs -0 .venv/bin/python -m py_compile
 
 test-jvm:
 	./dev/sbt test

@@ -149,3 +149,25 @@ root / footerBenchJars := {
   jars.foreach(j => IO.copyFile(j, dir / j.getName))
   streams.value.log.info(s"footer bench jars in $dir: ${jars.map(_.getName).mkString(", ")}")
 }
+
+// ---- benches that build: `make bench-compile` (run by `make test`) compiles every bench's Java
+// sources (bench/**/*.java; JMH's annotation processor runs for the footer bench) against the
+// jar's classes, the line's provided jars and the JMH jars, without running them, so a change
+// of a library signature breaks the build instead of a bench found broken later (issue 24).
+lazy val benchCompile = taskKey[Unit]("Compile every bench's Java sources (bench/**/*.java) without running them")
+ThisBuild / benchCompile := {}
+root / benchCompile := {
+  val log = streams.value.log
+  val base = (root / baseDirectory).value
+  val sources = ((base / "bench") ** "*.java").get.sortBy(_.getPath)
+  val jmh = (root / update).value.select(configurationFilter(FooterBench.name))
+  val cp = ((root / Compile / fullClasspath).value.map(_.data) ++ jmh).map(_.getAbsolutePath)
+  val out = (root / target).value / "bench-classes"
+  IO.delete(out)
+  IO.createDirectory(out)
+  val cmd = Seq("javac", "--release", "17", "-proc:full", "-cp", cp.mkString(java.io.File.pathSeparator),
+    "-d", out.getAbsolutePath) ++ sources.map(_.getAbsolutePath)
+  val rc = scala.sys.process.Process(cmd).!(scala.sys.process.ProcessLogger(l => log.info(l), l => log.error(l)))
+  if (rc != 0) sys.error(s"bench sources do not compile (javac exit $rc): ${sources.map(_.relativeTo(base).get).mkString(", ")}")
+  log.info(s"compiled ${sources.size} bench sources to $out")
+}

@@ -301,6 +301,38 @@ def test_damaged_extension_falls_back_and_is_counted(spark, tmp_dir):
     assert_strict_fails(spark, files[0])
 
 
+def test_footer_cache_serves_the_second_query_and_never_a_changed_file(spark, tmp_dir):
+    """Issue 24: the second query over the same files reads no footer bytes (driver totals,
+    schema inference included); a file rewritten in place is read again."""
+    path = os.path.join(tmp_dir, "cached")
+    with write_on(spark):
+        spark.range(200).selectExpr("id", "id % 10 AS g").repartition(2).write.parquet(path)
+    pi.clear_footer_cache(spark)
+    expected = rows(spark.read.parquet(path).where("g = 3"))
+    pi.reset_footer_metrics(spark)
+    assert rows(spark.read.parquet(path).where("g = 3")) == expected
+    m = pi.footer_cache_metrics(spark)
+    # inference (1 footer) and the scan (2 footers): all hits, nothing read
+    assert (m["cache_hits"], m["cache_misses"], m["bytes_read"]) == (3, 0, 0)
+    assert m["entries"] == 2 and m["held_bytes"] > 0
+    # the other table's file bytes, in place of the first file: its footer is read again
+    other = os.path.join(tmp_dir, "other")
+    with write_on(spark):
+        spark.range(1000, 1100).selectExpr("id", "id % 10 AS g").coalesce(1).write.parquet(other)
+    target, kept = parquet_files(path)
+    kept_ids = [r.id for r in spark.read.parquet(kept).where("g = 3").collect()]
+    with open(parquet_files(other)[0], "rb") as src, open(target, "wb") as dst:
+        dst.write(src.read())
+    crc = os.path.join(os.path.dirname(target), "." + os.path.basename(target) + ".crc")
+    if os.path.exists(crc):
+        os.remove(crc)
+    spark.catalog.refreshByPath(path)
+    pi.reset_footer_metrics(spark)
+    got = sorted(r.id for r in spark.read.parquet(path).where("g = 3").collect())
+    assert got == sorted(kept_ids + list(range(1003, 1100, 10)))
+    assert pi.footer_cache_metrics(spark)["cache_misses"] >= 1
+
+
 def assert_strict_fails(spark, damaged_file):
     """With the strict config, reading a file whose extension is damaged fails, naming it."""
     with conf(spark, **{STRICT.replace(".", "__"): "true"}):

@@ -7,10 +7,16 @@ off (Spark's own footer code) vs on, interleaved rounds after a warm-up, medians
   - schema inference:   spark.read.parquet(path).schema (JVM side; with PySpark's schema
                         conversion to Python objects as schema_inference_pyspark)
   - 5-column query:     .select(5 columns).where(filter).count() and .collect()
+Second query (BENCH_PARTS cache): the same 5-column count twice in a row over the same files,
+vanilla (read path off) and superspark (read path on, the footer cache emptied before the first
+query), interleaved rounds after a warm-up, medians: query_count_first, query_count_second, and
+the footer bytes superspark read per task in each query (footer_bytes_per_task_*; ~0 for the
+second one when every footer is served from the cache).
 Write path: a 1,000-column table written with `spark.superspark.parquet.footer.write` off vs on.
 
-Environment: BENCH_PARTS (read,write), BENCH_COLUMNS (10000), BENCH_FILES (50), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
-BENCH_ROUNDS (3), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (7), BENCH_DIR (a directory under the system temp dir;
+Environment: BENCH_PARTS (read,write,cache), BENCH_COLUMNS (10000), BENCH_FILES (50), BENCH_ROW_GROUPS (20), BENCH_ROWS (5),
+BENCH_ROUNDS (3), BENCH_CACHE_BYTES (2g: spark.superspark.parquet.footer.cache.maxBytes),
+BENCH_DRIVER_MEMORY (5g), BENCH_WRITE_ROWS (20000), BENCH_WRITE_ROUNDS (7), BENCH_DIR (a directory under the system temp dir;
 the generated table is kept there and reused). BENCH_DSV2=1: Parquet as a DSv2 source
 (`spark.sql.sources.useV1SourceList` without parquet; writes are DSv1 either way).
 """
@@ -29,7 +35,7 @@ import pyarrow.parquet as pq
 
 COLUMNS = int(os.environ.get("BENCH_COLUMNS", 10000))
 FILES = int(os.environ.get("BENCH_FILES", 50))
-PARTS = set(os.environ.get("BENCH_PARTS", "read,write").split(","))
+PARTS = set(os.environ.get("BENCH_PARTS", "read,write,cache").split(","))
 ROW_GROUPS = int(os.environ.get("BENCH_ROW_GROUPS", 20))
 ROWS = int(os.environ.get("BENCH_ROWS", 5))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
@@ -37,6 +43,10 @@ WRITE_ROWS = int(os.environ.get("BENCH_WRITE_ROWS", 20000))
 WRITE_ROUNDS = int(os.environ.get("BENCH_WRITE_ROUNDS", 7))
 BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-interceptor"))
 DSV2 = os.environ.get("BENCH_DSV2") == "1"
+# The footer cache must hold the table's footers for the second query to find them: the
+# extension part is ~27 MB a file at 10,000 columns x 20 row groups (~1.4 GB for 50 files).
+CACHE_BYTES = os.environ.get("BENCH_CACHE_BYTES", "2g")
+DRIVER_MEMORY = os.environ.get("BENCH_DRIVER_MEMORY", "5g")
 
 READ = "spark.superspark.parquet.footer.read"
 WRITE = "spark.superspark.parquet.footer.write"
@@ -76,13 +86,16 @@ def main() -> None:
     import superspark
 
     spark = superspark.session("bench-interceptor", master="local[2]",
-                               **{"spark.ui.enabled": "false", "spark.driver.memory": "3g",
+                               **{"spark.ui.enabled": "false", "spark.driver.memory": DRIVER_MEMORY,
+                                  "spark.superspark.parquet.footer.cache.maxBytes": CACHE_BYTES,
                                   "spark.ui.showConsoleProgress": "false",
                                   "spark.sql.shuffle.partitions": "2",
                                   **({"spark.sql.sources.useV1SourceList": "avro,csv,json,kafka,orc,text"} if DSV2 else {})})
     spark.sparkContext.setLogLevel("ERROR")
     if "read" in PARTS:
         bench_read(spark, generate())
+    if "cache" in PARTS:
+        bench_second_query(spark, generate())
     if "write" in PARTS:
         bench_write(spark)
     spark.stop()
@@ -127,6 +140,46 @@ def bench_read(spark, path: str) -> None:
         off = statistics.median(times[(name, "off")])
         on = statistics.median(times[(name, "on")])
         print(f"{name}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+
+
+def bench_second_query(spark, path: str) -> None:
+    """The first and the second query over the same files: vanilla vs superspark with its
+    footer cache (emptied before each round's first query)."""
+    from superspark import parquet_interceptor as pi
+
+    cols = [f"c{i}" for i in (0, COLUMNS // 4, COLUMNS // 2, 3 * COLUMNS // 4, COLUMNS - 1)]
+
+    def query():
+        return spark.read.parquet(path).select(*cols).where(f"{cols[0]} < 500")
+
+    tasks = query().rdd.getNumPartitions()
+    times = {(q, mode): [] for q in ("first", "second") for mode in ("off", "on")}
+    per_task = {"first": [], "second": []}
+    expected = None
+    for rnd in range(ROUNDS + 1):  # round 0 warms up the JVM and the page cache
+        for mode in ("off", "on"):
+            spark.conf.set(READ, "true" if mode == "on" else "false")
+            pi.clear_footer_cache(spark)
+            for q in ("first", "second"):
+                pi.reset_footer_metrics(spark)
+                secs, out = timed(lambda: query().count())
+                expected = out if expected is None else expected
+                assert out == expected, (q, mode, out, expected)
+                if rnd > 0:
+                    times[(q, mode)].append(secs)
+                    if mode == "on":
+                        per_task[q].append(pi.footer_cache_metrics(spark)["bytes_read"] / tasks)
+    spark.conf.unset(READ)
+    held = pi.footer_cache_metrics(spark)
+    print(f"second query: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, 5 columns read, {tasks} tasks, "
+          f"{ROUNDS} rounds, medians; cache held {held['held_bytes'] / 1e6:.1f} MB in {held['entries']} entries")
+    for q in ("first", "second"):
+        off = statistics.median(times[(q, "off")])
+        on = statistics.median(times[(q, "on")])
+        print(f"query_count_{q}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+    for q in ("first", "second"):
+        print(f"footer_bytes_per_task_{q}: {statistics.median(per_task[q]):.0f} bytes "
+              "(superspark; schema inference's one footer included)", flush=True)
 
 
 def bench_write(spark) -> None:

@@ -65,3 +65,16 @@ def scan_metrics(df) -> Dict[str, int]:
     v1 = json.loads(_jvm_metrics(df.sparkSession).ofPlanJson(plan))
     v2 = json.loads(jvm.io.superspark.parquet.interceptor.v2.FooterScanMetrics.json(plan))
     return {k: v1[k] + v2[k] for k in v1}
+
+
+def footer_cache_metrics(spark) -> Dict[str, int]:
+    """The verified-footer cache (``spark.superspark.parquet.footer.cache.enabled``): totals
+    since the last :func:`reset_footer_metrics` over every scan and schema inference of the
+    driver, ``cache_hits``, ``cache_misses``, ``bytes_read`` (footer bytes read from storage:
+    0 for a hit), and the driver JVM's cache now: ``held_bytes``, ``entries``, ``evictions``."""
+    return json.loads(_jvm_metrics(spark).cacheSnapshotJson())
+
+
+def clear_footer_cache(spark) -> None:
+    """Empties the driver JVM's footer cache (in local mode, the executors' too: one JVM)."""
+    spark.sparkContext._jvm.io.superspark.parquet.interceptor.FooterCache.clear()

@@ -13,9 +13,17 @@ final class BenchFooters {
     return FooterFiles.readFooter(Paths.get(System.getProperty("footer.bench.dir"), "wide_" + columns + ".parquet"));
   }
 
+  /**
+   * FooterFiles.tailFor with its Scala defaults (no extra extensions, one thread, as a Spark
+   * task): Java sees no default arguments, so the bench names them here, once.
+   */
+  static byte[] tailFor(String path, byte[] thrift, FooterForm form) {
+    return FooterFiles.tailFor(path, thrift, form, FooterFiles.tailFor$default$4(), 1);
+  }
+
   /** The footer bytes a reader sees for `plain` written in `form` (private, intermediate, final). */
   static FooterBytes inForm(FooterBytes plain, String form) {
-    byte[] tail = FooterFiles.tailFor(plain.path(), plain.footer(), FooterForm.parse(form).get());
+    byte[] tail = tailFor(plain.path(), plain.footer(), FooterForm.parse(form).get());
     boolean isFinal = form.equals("final");
     byte[] footer = java.util.Arrays.copyOf(tail, tail.length - (isFinal ? 4 : 8));
     return new FooterBytes(plain.path(), plain.fileLength(), plain.footerOffset(), footer, isFinal);

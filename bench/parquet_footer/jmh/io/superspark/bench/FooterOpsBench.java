@@ -45,12 +45,12 @@ public class FooterOpsBench {
 
   @Benchmark
   public Object add() {
-    return FooterFiles.extendedTail(plain.path(), thrift, FooterForm.Private$.MODULE$);
+    return BenchFooters.tailFor(plain.path(), thrift, FooterForm.Private$.MODULE$); // tailFor = extendedTail for private
   }
 
   @Benchmark
   public Object migrateToFinal() {
-    return FooterFiles.tailFor(plain.path(), thrift, FooterForm.Final$.MODULE$);
+    return BenchFooters.tailFor(plain.path(), thrift, FooterForm.Final$.MODULE$);
   }
 
   @Benchmark

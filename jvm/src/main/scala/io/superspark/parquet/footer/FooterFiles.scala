@@ -17,6 +17,14 @@ final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long,
     isFinal: Boolean = false) {
   /** The footer + length + magic (or the final form's footer + PAR3): what `add`/`strip`/`migrate` rewrite. */
   def tailLength: Long = fileLength - footerOffset
+
+  /**
+   * [[FooterLayout.locate]] of these bytes (sizes, header and CRCs checked), computed once per
+   * instance: the bytes are never changed once read, so a footer that several readers decode
+   * (the tasks a footer cache serves, the ALP plan's three looks) has its CRC computed once.
+   */
+  lazy val located: FooterLayout.Located =
+    if (isFinal) FooterLayout.locateFinal(footer) else FooterLayout.locate(footer)
 }
 
 /** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */

@@ -299,7 +299,7 @@ object FooterLayout {
   }
 
   /** [[locate]] or [[locateFinal]], as the footer's form asks. */
-  def locate(footer: FooterBytes): Located = if (footer.isFinal) locateFinal(footer.footer) else locate(footer.footer)
+  def locate(footer: FooterBytes): Located = footer.located
 
   /** Parquet tail: the last 8 bytes are the footer length (LE) and the magic. */
   def tail(footerLength: Int, magic: Array[Byte] = Magic): Array[Byte] = {

@@ -21,6 +21,14 @@ object FooterInterceptorConf {
   /** Which footer form Spark writes when the write path is on (`private|intermediate|final`). */
   val FormKey: String = SuperSparkSQLConf.FooterForm.key
 
+  /** The verified-footer cache ([[FooterCache]]) on or off, and its bound in bytes. */
+  val CacheEnabledKey: String = SuperSparkSQLConf.FooterCacheEnabled.key
+  val CacheMaxBytesKey: String = SuperSparkSQLConf.FooterCacheMaxBytes.key
+
+  /** The footer cache's bound for a scan of this session: 0 when the cache is off. */
+  def cacheBytes(conf: SQLConf): Long =
+    if (SuperSparkSQLConf.footerCacheEnabled(conf)) SuperSparkSQLConf.footerCacheMaxBytes(conf) else 0L
+
   def writeEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerWrite(conf)
   def readEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerRead(conf)
   def strict(conf: SQLConf): Boolean = SuperSparkSQLConf.footerStrict(conf)

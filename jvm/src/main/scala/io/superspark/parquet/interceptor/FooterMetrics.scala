@@ -23,7 +23,19 @@ final class FooterMetrics private (
     val fallbacks: SQLMetric,
     val decodeTime: SQLMetric,
     val alpChunks: SQLMetric,
-    val alpFallbacks: SQLMetric) extends Serializable {
+    val alpFallbacks: SQLMetric,
+    val cacheHits: SQLMetric,
+    val cacheMisses: SQLMetric,
+    val bytesRead: SQLMetric) extends Serializable {
+
+  /**
+   * One footer open's cache outcome and the footer bytes it read from storage (the tail, the
+   * extension part or the whole footer; 0 on a hit). `cached`: None when the cache is off.
+   */
+  def recordRead(cached: Option[Boolean], bytes: Long): Unit = {
+    cached.foreach(hit => if (hit) cacheHits.add(1) else cacheMisses.add(1))
+    bytesRead.add(bytes)
+  }
 
   def record(result: FooterReadResult, nanos: Long): Unit = {
     result.source match {
@@ -36,7 +48,8 @@ final class FooterMetrics private (
 
   /** The node's SQL metrics, by the keys [[FooterMetrics.Keys]] names. */
   def sqlMetrics: Map[String, SQLMetric] = FooterMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap ++
-    Map(FooterMetrics.AlpChunksKey -> alpChunks, FooterMetrics.AlpFallbacksKey -> alpFallbacks)
+    Map(FooterMetrics.AlpChunksKey -> alpChunks, FooterMetrics.AlpFallbacksKey -> alpFallbacks) ++
+    FooterMetrics.CacheKeys.zip(Seq(cacheHits, cacheMisses, bytesRead))
 }
 
 object FooterMetrics {
@@ -47,6 +60,13 @@ object FooterMetrics {
   val AlpChunksKey = "alpColumnChunks"
   val AlpFallbacksKey = "alpFallbacks"
 
+  /**
+   * The footer cache's counters ([[FooterCache]]) and the footer bytes read from storage, on the
+   * scan node next to the keys above; reported apart from them (`cacheSnapshot`, `cacheOfPlan`).
+   */
+  val CacheKeys: Seq[String] = Seq("footerCacheHits", "footerCacheMisses", "footerBytesRead")
+  private val CacheReportNames = CacheKeys.zip(Seq("cache_hits", "cache_misses", "bytes_read")).toMap
+
   /** The same counters in `snapshot`/`ofPlan` and for Python (decode time in nanoseconds). */
   private val ReportNames = Keys.zip(Seq("footers_flatbuffer", "footers_thrift", "fallbacks", "decode_ns")).toMap
 
@@ -55,7 +75,11 @@ object FooterMetrics {
   private val thriftTotal = new AtomicLong
   private val fallbacksTotal = new AtomicLong
   private val decodeNanosTotal = new AtomicLong
-  private val totals = Keys.zip(Seq(flatBufferTotal, thriftTotal, fallbacksTotal, decodeNanosTotal)).toMap
+  private val cacheHitsTotal = new AtomicLong
+  private val cacheMissesTotal = new AtomicLong
+  private val bytesReadTotal = new AtomicLong
+  private val totals = Keys.zip(Seq(flatBufferTotal, thriftTotal, fallbacksTotal, decodeNanosTotal)).toMap ++
+    CacheKeys.zip(Seq(cacheHitsTotal, cacheMissesTotal, bytesReadTotal))
 
   /** New counters for one scan, registered with the SparkContext (call on the driver). */
   def create(sc: SparkContext): FooterMetrics = new FooterMetrics(
@@ -64,7 +88,10 @@ object FooterMetrics {
     TotalingSQLMetric.sum(sc, "footer extension fallbacks", fallbacksTotal),
     TotalingSQLMetric.nanoTiming(sc, "footer decode time", decodeNanosTotal),
     SQLMetrics.createMetric(sc, "ALP column chunks decoded"),
-    SQLMetrics.createMetric(sc, "ALP columns read from ordinary chunks"))
+    SQLMetrics.createMetric(sc, "ALP columns read from ordinary chunks"),
+    TotalingSQLMetric.sum(sc, "footer cache hits", cacheHitsTotal),
+    TotalingSQLMetric.sum(sc, "footer cache misses", cacheMissesTotal),
+    TotalingSQLMetric.sum(sc, "footer bytes read", bytesReadTotal))
 
   /** The ALP counters of the scan nodes of an executed plan: (column chunks decoded, fallbacks). */
   def alpOfPlan(plan: SparkPlan): (Long, Long) = {
@@ -90,6 +117,27 @@ object FooterMetrics {
   }
 
   def snapshotJson(): String = toJson(snapshot())
+
+  /**
+   * The cache counters and footer bytes read: driver-wide totals since the last `reset`, plus
+   * the bytes and entries the driver JVM's cache holds now (`held_bytes`, `entries`, `evictions`).
+   */
+  def cacheSnapshot(): Map[String, Long] = CacheKeys.map(k => CacheReportNames(k) -> totals(k).get).toMap ++
+    Map("held_bytes" -> FooterCache.heldBytes, "entries" -> FooterCache.size.toLong,
+      "evictions" -> FooterCache.evictionCount)
+
+  /** The cache counters and footer bytes read of the scan nodes of an executed plan. */
+  def cacheOfPlan(plan: SparkPlan): Map[String, Long] = {
+    val scans = PlanWalker.footerScans(plan).map(_.footerMetrics)
+    CacheKeys.map(k => CacheReportNames(k) -> scans.map(_.sqlMetrics(k).value).sum).toMap
+  }
+
+  def cacheSnapshotJson(): String = plainJson(cacheSnapshot())
+
+  def cacheOfPlanJson(plan: SparkPlan): String = plainJson(cacheOfPlan(plan))
+
+  private def plainJson(m: Map[String, Long]): String =
+    m.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
 
   def ofPlanJson(plan: SparkPlan): String = toJson(ofPlan(plan))
 

@@ -15,10 +15,14 @@ import io.superspark.parquet.footer._
 /**
  * A footer read through the library, with the open input stream when the caller keeps it.
  * `footer` is what Spark is given; `fileSchema` the file's own schema (with UUID annotations);
- * `isFinal`: a final-form (PAR3) file, which parquet-java cannot open by itself.
+ * `isFinal`: a final-form (PAR3) file, which parquet-java cannot open by itself. `footerBytes`:
+ * the footer bytes the library read or found cached (the extension part alone, or the whole
+ * footer, `wholeFooter`); null when Spark's own reader opened the file. `cacheAs`: the file's
+ * cache key and the cache's bound, when the cache is on.
  */
 final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
-    inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false)
+    inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false,
+    footerBytes: FooterBytes = null, wholeFooter: Boolean = false, cacheAs: Option[(FooterCache.Key, Long)] = None)
 
 /**
  * Opens a Parquet file and reads its footer through the footer library: the FlatBuffer
@@ -48,16 +52,27 @@ object FooterOpener extends Logging {
       columns: Option[Seq[String]],
       caseSensitive: Boolean,
       strict: Boolean,
-      metrics: FooterMetrics): Option[OpenedFooter] = {
-    val inputFile = HadoopInputFile.fromPath(path, conf)
-    val stream = inputFile.newStream()
+      metrics: FooterMetrics,
+      cacheBytes: Long = 0L): Option[OpenedFooter] = {
+    // The file's status as it is now (HadoopInputFile.fromPath takes the same one): the cache key.
+    val status = path.getFileSystem(conf).getFileStatus(path)
+    val inputFile = HadoopInputFile.fromStatus(status, conf)
+    val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime)
+    // Opened at the first read: a cache hit without keepOpen opens nothing.
+    var stream: SeekableInputStream = null
+    def in: SeekableInputStream = {
+      if (stream == null) stream = inputFile.newStream()
+      stream
+    }
     var keep = false
     try {
       val began = System.nanoTime()
+      var bytesRead = 0L
       val readAt = { (off: Long, len: Int) =>
         val out = new Array[Byte](len)
-        stream.seek(off)
-        stream.readFully(out)
+        in.seek(off)
+        in.readFully(out)
+        bytesRead += len
         out
       }
       val rowGroups = if (keepOpen) RowGroupSelection.Range(start, start + length) else RowGroupSelection.Indices(Set.empty)
@@ -72,33 +87,77 @@ object FooterOpener extends Logging {
       def decode(bytes: FooterBytes, strictly: Boolean) =
         if (keepOpen || columns.isDefined) FooterReader.read(bytes, projection(bytes), strictly)
         else FooterColumns.readSchemaOnly(bytes, strictly)
-      // First the extension's bytes alone (no Thrift read); the whole footer when that is not
-      // a sound extension (no extension: Thrift; damaged: fallback, warning, counted).
-      val fast = FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readAt).flatMap { part =>
-        try Some(decode(part, strictly = true)).filter(_.source == FooterSource.FlatBuffer) catch {
+      // A cached footer first (its FlatBuffer was sound when cached; a projection whose part
+      // does not verify drops it and reads the file again), then the extension's bytes alone
+      // (no Thrift read), then the whole footer when that is not a sound extension (no
+      // extension: Thrift; damaged: fallback, warning, counted).
+      def flatBufferOf(bytes: FooterBytes) =
+        try Some(decode(bytes, strictly = true)).filter(_.source == FooterSource.FlatBuffer) catch {
           case _: FlatBufferFooterException => None
         }
-      }
-      val (footerOffset, result, isFinal) = fast.map(r => (-1L, r, false)).getOrElse {
+      val cached = if (cacheBytes > 0) FooterCache.get(cacheKey) else None
+      val hit = cached.flatMap(e => flatBufferOf(e.bytes).map(r => (e, r)))
+      if (cached.isDefined && hit.isEmpty) FooterCache.remove(cacheKey)
+      val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readAt).flatMap { part =>
+        flatBufferOf(part).map(r => (FooterCache.Entry(part, whole = false), r))
+      })
+      val (entry, result) = fast.getOrElse {
         val bytes = try FooterFiles.readFooter(path.toString, inputFile.getLength, readAt) catch {
           // A damaged final-form (PAR3) footer: no other reader can help, the error stands.
           case e: FlatBufferFooterException => throw e
           case _: ParquetFooterException => return None
         }
-        (bytes.footerOffset, decode(bytes, strict), bytes.isFinal)
+        (FooterCache.Entry(bytes, whole = true), decode(bytes, strict))
       }
+      val bytes = entry.bytes
+      if (cacheBytes > 0 && hit.isEmpty && result.source == FooterSource.FlatBuffer) {
+        FooterCache.put(cacheKey, entry, cacheBytes)
+      }
+      metrics.recordRead(if (cacheBytes > 0) Some(hit.isDefined) else None, bytesRead)
       val nanos = System.nanoTime() - began
       metrics.record(result, nanos)
       v2.FooterTaskCounters.record(result, nanos) // DSv2 partition readers' custom metrics
       result.fallback.foreach { reason =>
-        logWarning(s"$path: damaged Parquet footer extension (footer at byte $footerOffset): $reason; " +
+        logWarning(s"$path: damaged Parquet footer extension (footer at byte ${bytes.footerOffset}): $reason; " +
           "read the Thrift footer instead")
       }
       keep = keepOpen
-      Some(OpenedFooter(ParquetLogicalTypes.forSpark(result.metadata), inputFile, if (keepOpen) Some(stream) else None,
-        result.metadata.getFileMetaData.getSchema, isFinal))
+      Some(OpenedFooter(ParquetLogicalTypes.forSpark(result.metadata), inputFile, if (keepOpen) Some(in) else None,
+        result.metadata.getFileMetaData.getSchema, bytes.isFinal, bytes, entry.whole,
+        if (cacheBytes > 0) Some((cacheKey, cacheBytes)) else None))
     } finally {
-      if (!keep) stream.close()
+      if (!keep && stream != null) stream.close()
     }
+  }
+
+  /**
+   * The whole footer of an opened file (what the ALP plan reads: the Thrift part too), from
+   * the bytes `open` already holds: when `open` read the extension part alone (or found it
+   * cached), only the footer's length and the Thrift part before that part are read through
+   * `in` (counted in `metrics`), and the whole footer replaces the part in the cache. Each
+   * footer byte is read once. A file Spark's own reader opened has its footer read whole.
+   */
+  def wholeFooter(opened: OpenedFooter, in: SeekableInputStream, metrics: FooterMetrics): FooterBytes = {
+    val part = opened.footerBytes
+    if (part == null) return FooterFiles.readFooter(opened.inputFile, in)
+    if (opened.wholeFooter) return part
+    val fileLength = part.fileLength
+    val tail = new Array[Byte](8)
+    in.seek(fileLength - 8)
+    in.readFully(tail)
+    val footerOffset = fileLength - 8 - (FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL)
+    if (footerOffset < 4 || footerOffset > part.footerOffset) {
+      throw new ParquetFooterException(s"${part.path}: footer length at byte ${fileLength - 8} does not cover " +
+        s"the footer extension at byte ${part.footerOffset}")
+    }
+    val before = (part.footerOffset - footerOffset).toInt
+    val whole = new Array[Byte](before + part.footer.length)
+    in.seek(footerOffset)
+    in.readFully(whole, 0, before)
+    System.arraycopy(part.footer, 0, whole, before, part.footer.length)
+    metrics.recordRead(None, 8L + before)
+    val bytes = FooterBytes(part.path, fileLength, footerOffset, whole)
+    opened.cacheAs.foreach { case (key, bound) => FooterCache.put(key, FooterCache.Entry(bytes, whole = true), bound) }
+    bytes
   }
 }

@@ -40,6 +40,7 @@ class FooterAggregateReaderFactory(
     offHeap: Boolean,
     caseSensitive: Boolean,
     strict: Boolean,
+    cacheBytes: Long,
     metrics: FooterMetrics) extends FooterCountingReaderFactory {
 
   override def options: ParquetOptions = parquetOptions
@@ -49,7 +50,7 @@ class FooterAggregateReaderFactory(
   private def footer(file: PartitionedFile): ParquetMetadata = {
     val conf = broadcastedConf.value.value
     FooterOpener.open(conf, file.toPath, file.start, file.length, keepOpen = true, columns = None, caseSensitive,
-        strict, metrics) match {
+        strict, metrics, cacheBytes) match {
       case Some(opened) =>
         opened.inputStream.foreach(s => try s.close() catch { case NonFatal(_) => })
         opened.footer

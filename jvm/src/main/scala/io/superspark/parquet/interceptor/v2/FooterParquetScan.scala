@@ -72,7 +72,8 @@ class FooterParquetScan(
     new FooterAggregateReaderFactory(broadcastedConf, dataSchema, readDataSchema, readPartitionSchema, aggregation,
       parquetOptions, parquetOptions.datetimeRebaseModeInRead,
       columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), conf.offHeapColumnVectorEnabled,
-      conf.caseSensitiveAnalysis, FooterInterceptorConf.strict(conf), FooterMetrics.create(sparkSession.sparkContext))
+      conf.caseSensitiveAnalysis, FooterInterceptorConf.strict(conf), FooterInterceptorConf.cacheBytes(conf),
+      FooterMetrics.create(sparkSession.sparkContext))
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] =

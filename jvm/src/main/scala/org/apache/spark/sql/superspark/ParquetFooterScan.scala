@@ -28,7 +28,6 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.footer.FooterFiles
 import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
   OpenedFooter, ParquetLogicalTypes}
 
@@ -126,13 +125,15 @@ object ParquetFooterScan {
     val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
     // Ours: ALP columns (docs/alp.md), vectorized reader only, columns matched by name.
     val alpRead = SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId
+    // Ours: the verified-footer cache's bound (0: off), read on the driver.
+    val cacheBytes = FooterInterceptorConf.cacheBytes(sqlConf)
 
     (file: PartitionedFile) => {
       assert(file.partitionValues.numFields == partitionSchema.size)
       val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
       val sharedConf = broadcastedHadoopConf.value.value
       val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, enableVectorizedReader,
-        columns, isCaseSensitive, strict, metrics).getOrElse {
+        columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
         val o = ParquetFooterReader.openFileAndReadFooter(sharedConf, file, enableVectorizedReader)
         val stream = if (o.inputStreamOpt.isPresent) Some(o.inputStreamOpt.get) else None
         OpenedFooter(o.footer, o.inputFile, stream, o.footer.getFileMetaData.getSchema)
@@ -163,12 +164,13 @@ object ParquetFooterScan {
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
 
         // Ours: the ALP plan of this file, when superspark wrote it with ALP columns or its
-        // footer lists ALP chunks (ratified form, any writer). One stream reads the whole footer
-        // for the plan, then the ALP chunks (the AlpBatchReader owns it; closed here otherwise).
+        // footer lists ALP chunks (ratified form, any writer). The plan reads the whole footer
+        // from the bytes FooterOpener already holds (only a Thrift part it skipped is read, once),
+        // then one stream reads the ALP chunks (the AlpBatchReader owns it; closed here otherwise).
         val alpStream = if (alpRead && AlpReadPlan.mayHaveAlp(opened.footer)) Some(opened.inputFile.newStream())
           else None
         val alpPlan = try alpStream.flatMap { in =>
-          AlpReadPlan.plan(file.toPath.toString, FooterFiles.readFooter(opened.inputFile, in), opened.footer,
+          AlpReadPlan.plan(file.toPath.toString, FooterOpener.wholeFooter(opened, in, metrics), opened.footer,
             opened.fileSchema, requiredSchema, isCaseSensitive)
         } catch {
           case e: Throwable => alpStream.foreach(Utils.closeQuietly); throw e
@@ -280,11 +282,12 @@ object ParquetFooterScan {
     val touch = filesToTouch(sparkSession, parameters, files)
     val sqlConf = sparkSession.sessionState.conf
     val strict = FooterInterceptorConf.strict(sqlConf)
+    val cacheBytes = FooterInterceptorConf.cacheBytes(sqlConf)
     val metrics = FooterMetrics.create(sparkSession.sparkContext)
     // The converter's settings, as Spark's mergeSchemasInParallel takes them from the session.
     val converterConf = SparkLineShims.converterSettings(sqlConf)
     val reader = (fs: Seq[FileStatus], conf: Configuration, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean) =>
-      readSchemas(fs, conf, converterConf, strict, metrics, ignoreCorruptFiles, ignoreMissingFiles)
+      readSchemas(fs, conf, converterConf, strict, cacheBytes, metrics, ignoreCorruptFiles, ignoreMissingFiles)
     if (touch.size == 1) {
       val conf = sparkSession.sessionState.newHadoopConfWithOptions(parameters)
       reader(touch, conf, sqlConf.ignoreCorruptFiles, sqlConf.ignoreMissingFiles).headOption
@@ -295,7 +298,7 @@ object ParquetFooterScan {
 
   /** Spark 4.3.0's per-task schema reader (`ParquetFileFormat.mergeSchemasInParallel`), our footers. */
   private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: SparkLineShims.ConverterSettings,
-      strict: Boolean, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
+      strict: Boolean, cacheBytes: Long, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
       ignoreMissingFiles: Boolean): Seq[StructType] = {
     val converter = SparkLineShims.schemaConverter(settings)
     files.flatMap { f =>
@@ -303,7 +306,7 @@ object ParquetFooterScan {
       // it (unsupported types) fails as in Spark, unwrapped.
       val footer = try {
         Some(FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
-          caseSensitive = true, strict, metrics) match {
+          caseSensitive = true, strict, metrics, cacheBytes) match {
           case Some(o) => (o.footer, o.fileSchema)
           case None =>
             val raw = ParquetFooterReader.readFooter(

@@ -37,6 +37,19 @@ object SuperSparkSQLConf {
       "naming the file and byte offset, instead of falling back to the Thrift footer.")
       .version(Since).booleanConf.createWithDefault(false))
 
+  val FooterCacheEnabled: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.cache.enabled")(
+    _.doc("Keep verified footers (the FlatBuffers extension's bytes) in a cache per JVM, shared by the tasks of an " +
+      "executor and by the driver, keyed by path, length and modification time, so the next task or query over the " +
+      "same files reads no footer bytes. Bounded by spark.superspark.parquet.footer.cache.maxBytes. See " +
+      "docs/parquet-interceptor.md for the measurement behind the default.")
+      .version(Since).booleanConf.createWithDefault(true))
+
+  val FooterCacheMaxBytes: ConfigEntry[Long] = entry[Long]("spark.superspark.parquet.footer.cache.maxBytes")(
+    _.doc("Most footer bytes the footer cache of one JVM holds (least recently used footers are evicted first; a " +
+      "footer larger than this is not cached). Takes effect at the next footer a scan inserts. 0 keeps nothing.")
+      .version(Since).bytesConf(org.apache.spark.network.util.ByteUnit.BYTE)
+      .checkValue(_ >= 0, "must be 0 or more bytes").createWithDefaultString("128m"))
+
   val FooterFormValues: Seq[String] = Seq("private", "intermediate", "final")
 
   val FooterForm: ConfigEntry[String] = entry[String]("spark.superspark.parquet.footer.form")(
@@ -72,6 +85,8 @@ object SuperSparkSQLConf {
   def footerWrite(conf: SQLConf): Boolean = conf.getConf(FooterWrite)
   def footerStrict(conf: SQLConf): Boolean = conf.getConf(FooterStrict)
   def footerForm(conf: SQLConf): String = conf.getConf(FooterForm)
+  def footerCacheEnabled(conf: SQLConf): Boolean = conf.getConf(FooterCacheEnabled)
+  def footerCacheMaxBytes(conf: SQLConf): Long = conf.getConf(FooterCacheMaxBytes)
   def alpColumns(conf: SQLConf): String = conf.getConf(AlpColumns)
   def alpForm(conf: SQLConf): String = conf.getConf(AlpForm)
   def alpRead(conf: SQLConf): Boolean = conf.getConf(AlpRead)

@@ -1,0 +1,238 @@
+package io.superspark.parquet.interceptor
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.{CountDownLatch, Executors, TimeUnit}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.DataFrame
+
+import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.{FooterBytes, FooterFiles}
+
+/** The verified-footer cache (issue 24): bound, LRU, threads, stale files, metrics, ALP's single footer read. */
+class FooterCacheSuite extends SparkSessionSuite {
+
+  private def withTempDir(f: Path => Unit): Unit = {
+    val dir = Files.createTempDirectory("footer-cache")
+    try f(dir) finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
+  }
+
+  private def parquetFiles(dir: Path): Seq[Path] =
+    Files.walk(dir).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq.sorted
+
+  /** Replaces `file`'s contents in place; drops Hadoop's checksum sidecar, which would no longer match. */
+  private def replaceContents(file: Path, bytes: Array[Byte]): Unit = {
+    Files.write(file, bytes)
+    Files.deleteIfExists(file.resolveSibling(s".${file.getFileName}.crc"))
+  }
+
+  private def entry(path: String, size: Int) = FooterCache.Entry(FooterBytes(path, size + 100L, 4, new Array[Byte](size)), whole = false)
+  private def key(i: Int) = FooterCache.Key(s"file:/f$i", 100L + i, 7L)
+
+  /** Footer cache counters of the scans of `df`'s executed plan, after collecting it. */
+  private def cacheCounters(df: DataFrame): (Seq[String], Map[String, Long]) = {
+    val rows = df.collect().map(_.toString).sorted.toSeq
+    (rows, FooterMetrics.cacheOfPlan(df.queryExecution.executedPlan))
+  }
+
+  /**
+   * Rows of `df` and the driver-wide cache totals of its run (schema inference included: with
+   * one file, inference reads its footer first and the scan then finds it cached).
+   */
+  private def cacheTotals(df: () => DataFrame): (Seq[String], Map[String, Long]) = {
+    FooterMetrics.reset()
+    val rows = df().collect().map(_.toString).sorted.toSeq
+    (rows, FooterMetrics.cacheSnapshot())
+  }
+
+  private def writeExt(df: DataFrame, path: String, opts: (String, String)*): Unit =
+    withSQLConf(FooterInterceptorConf.WriteKey -> "true") { df.write.mode("overwrite").options(opts.toMap).parquet(path) }
+
+  test("bounded in bytes: least recently used entries are evicted, the held bytes never exceed the bound") {
+    FooterCache.clear()
+    val bound = 10000L
+    for (i <- 0 until 40) {
+      FooterCache.put(key(i), entry(s"f$i", 1000 + i * 10), bound)
+      assert(FooterCache.heldBytes <= bound)
+      assert(FooterCache.heldBytes == FooterCache.recount())
+      if (i == 3) assert(FooterCache.get(key(0)).isDefined) // key 0 becomes the most recently used
+    }
+    assert(FooterCache.evictionCount > 0)
+    assert(FooterCache.get(key(39)).isDefined && FooterCache.get(key(1)).isEmpty)
+    // the 8 newest fit (1,320..1,390 bytes each: 10,840 for 8 is over, so 7 stay)
+    assert(FooterCache.size == 7 && (33 until 40).forall(i => FooterCache.get(key(i)).isDefined))
+    // larger than the bound: not kept, and nothing else is evicted for it
+    FooterCache.put(key(100), entry("big", 20000), bound)
+    assert(FooterCache.get(key(100)).isEmpty && FooterCache.size == 7)
+    // a smaller bound takes effect at the next insert
+    FooterCache.put(key(101), entry("small", 100), 3000L)
+    assert(FooterCache.heldBytes <= 3000L && FooterCache.heldBytes == FooterCache.recount())
+    assert(FooterCache.get(key(101)).isDefined)
+    // replacing an entry of the same key counts its bytes once
+    FooterCache.put(key(101), entry("small", 200), 3000L)
+    assert(FooterCache.heldBytes == FooterCache.recount() && FooterCache.get(key(101)).get.size == 200)
+    FooterCache.clear()
+    assert(FooterCache.heldBytes == 0 && FooterCache.size == 0)
+  }
+
+  test("safe under concurrent threads: puts, gets and removes keep the held bytes exact and bounded") {
+    FooterCache.clear()
+    val bound = 50000L
+    val threads = 8
+    val pool = Executors.newFixedThreadPool(threads)
+    val start = new CountDownLatch(1)
+    val wrongSizes = new java.util.concurrent.atomic.AtomicInteger
+    try {
+      val done = (0 until threads).map { t =>
+        pool.submit(new Runnable {
+          def run(): Unit = {
+            start.await()
+            val rnd = new scala.util.Random(t)
+            for (_ <- 0 until 5000) {
+              val k = rnd.nextInt(200)
+              rnd.nextInt(4) match {
+                case 0 => FooterCache.remove(key(k))
+                case 1 | 2 => FooterCache.put(key(k), entry(s"f$k", 500 + k * 7), bound)
+                // an entry served is always the one of its key (sizes are a function of the key)
+                case _ => FooterCache.get(key(k)).foreach(e => if (e.size != 500 + k * 7) wrongSizes.incrementAndGet())
+              }
+            }
+          }
+        })
+      }
+      start.countDown()
+      done.foreach(_.get(120, TimeUnit.SECONDS))
+    } finally pool.shutdownNow()
+    assert(wrongSizes.get == 0)
+    assert(FooterCache.heldBytes == FooterCache.recount())
+    assert(FooterCache.heldBytes <= bound && FooterCache.evictionCount > 0)
+    FooterCache.clear()
+  }
+
+  test("a second query over the same files reads no footer bytes; counters on the scan node") {
+    withTempDir { dir =>
+      val p = dir.resolve("t").toString
+      writeExt(spark.range(300).selectExpr("id", "id % 7 AS k", "CAST(id AS STRING) AS s").repartition(3), p)
+      FooterCache.clear()
+      val q = () => spark.read.parquet(p).where("k = 2").select("id", "s")
+      val (first, m1) = cacheCounters(q())
+      // schema inference (driver) may already have cached one file's footer with no row group:
+      // a cached footer serves any projection, so the 3 scan footers are misses or hits, 3 in all
+      assert(m1("cache_hits") + m1("cache_misses") == 3 && m1("cache_misses") >= 2 && m1("bytes_read") > 0)
+      val (second, m2) = cacheCounters(q())
+      assert(second == first && first.size == 43)
+      assert(m2 == Map("cache_hits" -> 3L, "cache_misses" -> 0L, "bytes_read" -> 0L))
+      val scan = q()
+      scan.collect()
+      object Walk extends org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+      val Seq(node) = Walk.collectWithSubqueries(scan.queryExecution.executedPlan) { case s: FooterScanExec => s }
+      assert(node.metrics("footerCacheHits").value == 3 && node.metrics("footerBytesRead").value == 0)
+      assert(node.metrics("footersFlatBuffer").value == 3)
+      assert(FooterCache.size == 3 && FooterCache.heldBytes > 0)
+
+      // off: every footer read again, nothing counted as hit or miss
+      withSQLConf(FooterInterceptorConf.CacheEnabledKey -> "false") {
+        val (off, m3) = cacheCounters(q())
+        assert(off == first && m3("cache_hits") == 0 && m3("cache_misses") == 0 && m3("bytes_read") > 0)
+      }
+      // a bound of 0 keeps nothing
+      FooterCache.clear()
+      withSQLConf(FooterInterceptorConf.CacheMaxBytesKey -> "0") {
+        assert(cacheCounters(q())._1 == first && FooterCache.size == 0)
+      }
+    }
+  }
+
+  test("a changed file is never served from the cache: overwritten between two queries, same path") {
+    withTempDir { dir =>
+      val p = dir.resolve("t").toString
+      writeExt(spark.range(100).selectExpr("id", "id * 2 AS v").coalesce(1), p)
+      FooterCache.clear()
+      val q = () => spark.read.parquet(p).selectExpr("sum(v)", "count(*)")
+      assert(cacheCounters(q())._1 == Seq("[9900,100]"))
+      assert(cacheTotals(q)._2 == Map("cache_hits" -> 2L, "cache_misses" -> 0L, "bytes_read" -> 0L,
+        "held_bytes" -> FooterCache.heldBytes, "entries" -> 1L, "evictions" -> 0L))
+      // another table, same path (a new file name: Spark's writer names files per job)
+      writeExt(spark.range(50).selectExpr("id", "id * 3 AS v").coalesce(1), p)
+      // the new file is read once (inference misses, the scan then hits), never the old footer
+      val (rows, m) = cacheTotals(q)
+      assert(rows == Seq("[3675,50]") && m("cache_misses") == 1 && m("cache_hits") == 1 && m("bytes_read") > 0)
+      // the very file rewritten in place (same name), another length
+      val Seq(file) = parquetFiles(Path.of(p))
+      val other = dir.resolve("other")
+      writeExt(spark.range(70).selectExpr("id", "id * 5 AS v").coalesce(1), other.toString)
+      replaceContents(file, Files.readAllBytes(parquetFiles(other).head))
+      spark.catalog.refreshByPath(p)
+      val (rows2, m2) = cacheTotals(q)
+      assert(rows2 == Seq("[12075,70]") && m2("cache_misses") == 1 && m2("cache_hits") == 1)
+    }
+  }
+
+  test("a file rewritten with the same length is not served from the cache (its modification time differs)") {
+    withTempDir { dir =>
+      // Plain, uncompressed, no dictionary: two tables of the same shape give files of one length.
+      val opts = Seq("compression" -> "none", "parquet.enable.dictionary" -> "false")
+      val a = dir.resolve("a").toString
+      val b = dir.resolve("b").toString
+      writeExt(spark.range(0, 100, 1, 1).selectExpr("id AS v"), a, opts: _*)
+      writeExt(spark.range(1000, 1100, 1, 1).selectExpr("id AS v"), b, opts: _*)
+      val Seq(fa) = parquetFiles(Path.of(a))
+      val Seq(fb) = parquetFiles(Path.of(b))
+      assert(Files.size(fa) == Files.size(fb)) // the premise: same length
+      FooterCache.clear()
+      val q = () => spark.read.parquet(a).selectExpr("min(v)", "max(v)")
+      assert(cacheCounters(q())._1 == Seq("[0,99]"))
+      assert(cacheCounters(q())._2("cache_hits") == 1)
+      val before = Files.getLastModifiedTime(fa)
+      replaceContents(fa, Files.readAllBytes(fb)) // in place: same path, same length, new contents
+      assert(Files.size(fa) == Files.size(fb) && Files.getLastModifiedTime(fa) != before)
+      spark.catalog.refreshByPath(a)
+      val (rows, m) = cacheTotals(q)
+      assert(rows == Seq("[1000,1099]") && m("cache_misses") == 1 && m("cache_hits") == 1 && m("bytes_read") > 0)
+    }
+  }
+
+  test("concurrent tasks share the cache: each file's footer is read once over two queries") {
+    withTempDir { dir =>
+      val p = dir.resolve("t").toString
+      writeExt(spark.range(2000).selectExpr("id", "id % 10 AS k").repartition(16), p)
+      FooterCache.clear()
+      FooterMetrics.reset()
+      val q = () => spark.read.parquet(p).where("k < 5").select("id")
+      val (r1, m1) = cacheCounters(q())
+      val (r2, m2) = cacheCounters(q())
+      assert(r1 == r2 && r1.size == 1000)
+      assert(m1("cache_hits") + m1("cache_misses") == 16 && m2 == Map("cache_hits" -> 16L, "cache_misses" -> 0L,
+        "bytes_read" -> 0L))
+      assert(FooterCache.size == 16 && FooterCache.heldBytes == FooterCache.recount())
+    }
+  }
+
+  test("ALP scans read each footer byte once (no second footer read), and none once cached") {
+    withTempDir { dir =>
+      val p = dir.resolve("alp").toString
+      writeExt(spark.range(0, 5000, 1, 1).selectExpr("id", "ROUND(id * 0.01D, 2) AS price"), p, "alpColumns" -> "price")
+      val Seq(file) = parquetFiles(Path.of(p))
+      val footerLength = FooterFiles.readFooter(file).footer.length
+      val q = () => spark.read.parquet(p).selectExpr("ROUND(sum(price), 2)", "count(*)")
+      val expected = "[124975.0,5000]"
+      withSQLConf(FooterInterceptorConf.CacheEnabledKey -> "false") {
+        val df = q()
+        val (rows, m) = cacheCounters(df)
+        assert(rows == Seq(expected) && FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
+        // the extension part (its length and trailer first: 8 + 29 bytes), then the length
+        // again (8) and the Thrift part before the extension: the footer once, plus 45 bytes
+        assert(m("bytes_read") == footerLength + 45L)
+      }
+      FooterCache.clear()
+      assert(cacheCounters(q())._1 == Seq(expected))
+      val df = q()
+      val (rows, m) = cacheCounters(df)
+      assert(rows == Seq(expected) && m == Map("cache_hits" -> 1L, "cache_misses" -> 0L, "bytes_read" -> 0L))
+      assert(FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
+      assert(FooterCache.get(FooterCache.Key(file.toUri.toString.replace("file:///", "file:/"), Files.size(file),
+        Files.getLastModifiedTime(file).toMillis)).exists(_.whole))
+    }
+  }
+}
