@@ -40,7 +40,9 @@ object DeltaFooterRewrite extends DeltaTables {
     }
     val log = DeltaLog.forTable(spark, table)
     val txn = log.startTransaction()
-    val adds = txn.filterFiles()
+    txn.filterFiles() // the whole table is read: a concurrent change to any file conflicts with the commit
+    // The files with all their statistics (deletion vectors need numRecords; data skipping the rest).
+    val adds = txn.snapshot.allFiles.collect().toSeq
     if (adds.isEmpty) return Nil
     val base = log.dataPath
     val jobs = adds.map { a =>

@@ -18,8 +18,10 @@ object BsupErrors {
 
   /** An error raised while writing (thrown inside a task, Spark wraps it in TASK_WRITE_FAILED). */
   final class BsupWriteException(condition: String, params: Map[String, String])
-      extends SparkException(message(condition, params), null, Some(condition), params,
-        Array.empty[QueryContext], Option(conditions.getSqlState(condition)))
+      extends SparkException(message(condition, params), null, Some(condition), params, Array.empty[QueryContext]) {
+    // The SQLSTATE of our own condition (the constructor taking it is not on every Spark line).
+    override def getSqlState: String = conditions.getSqlState(condition)
+  }
 
   /** A bad option value (an IllegalArgumentException, as Spark's own sources raise for options). */
   final class BsupOptionException(condition: String, params: Map[String, String])
