@@ -12,7 +12,7 @@ if [ ! -d "$OUT/lib" ]; then
 fi
 # superspark's classes and the non-Hadoop jars they use, from pyspark (not its shaded Hadoop client).
 CP="$OUT/lib/*:$REPO/jvm/target/scala-2.13/classes"
-for j in "$JARS"/scala-library-*.jar "$JARS"/flatbuffers-java-*.jar "$JARS"/parquet-*.jar; do CP="$CP:$j"; done
+for j in "$JARS"/scala-library-*.jar "$JARS"/flatbuffers-java-*.jar "$JARS"/parquet-*.jar "$JARS"/jts-core-*.jar; do CP="$CP:$j"; done
 javac -d "$OUT/classes" -cp "$CP" "$HERE/HdfsFooterCheck.java"
 "$REPO/.venv/bin/python" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'a': list(range(1000)), 's': [str(i) for i in range(1000)]}), '$OUT/plain.parquet')"
 java -cp "$OUT/classes:$CP" HdfsFooterCheck "$OUT/plain.parquet"
