@@ -139,7 +139,15 @@ def test_write_version_round_trip(spark, tmp_path, version):
     src = read(spark, f"{EVIDENCE}/v5/complex.bsup", mode="FAILFAST")
     rows = src.collect()
     out = str(tmp_path / f"v{version}")
-    src.write.format("bsup").option("version", str(version)).option("compression", "none").save(out)
+    if version == 5:
+        # complex.bsup has a multi-type union column (a record or an array) with nulls. Version 5
+        # has no typed nulls and our writer gives such a union no null member yet (docs/bsup.md,
+        # "Not done"), so by default the write refuses rather than let SuperDB read zeros ...
+        with pytest.raises(Exception, match=r"BSUP_NOT_READABLE_BY_SUPERDB\.NULL_WITHOUT_UNION.*`value\.a`"):
+            src.write.format("bsup").option("version", "5").save(str(tmp_path / "refused"))
+    writer = src.write.format("bsup").option("version", str(version)).option("compression", "none")
+    # ... and with superdbReadable=false it writes what Spark reads back (version 5's old null slots).
+    writer.option("superdbReadable", "false" if version == 5 else "true").save(out)
     files = glob.glob(out + "/*.bsup")
     assert files
     first = open(files[0], "rb").read(1)[0]
@@ -158,7 +166,8 @@ def test_column_metadata_keeps_the_version_and_a_write_restores_it(spark, tmp_pa
         kept = {f.metadata.get("super.version") for f in src.schema.fields}
         assert kept == ({5} if v == 5 else {None})
         out = str(tmp_path / f"kept{v}")
-        src.write.format("bsup").save(out)  # no version option
+        # no version option (superdbReadable=false: see test_write_version_round_trip)
+        src.write.format("bsup").option("superdbReadable", "false").save(out)
         first = open(glob.glob(out + "/*.bsup")[0], "rb").read(1)[0]
         assert (first == 0x85) if v == 5 else (first & 0x80) == 0
         # An explicit option wins over the metadata.
