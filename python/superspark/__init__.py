@@ -40,9 +40,16 @@ def spark_line(version: Optional[str] = None) -> str:
             supported lines.
     """
     if version is None:
-        import pyspark
+        # The installed distribution's version: importing pyspark costs ~0.3 s, which the footer
+        # command line (superspark.footer) does not pay.
+        from importlib.metadata import PackageNotFoundError, version as dist_version
 
-        version = pyspark.__version__
+        try:
+            version = dist_version("pyspark")
+        except PackageNotFoundError:  # pyspark from a SPARK_HOME on sys.path, not pip-installed
+            import pyspark
+
+            version = pyspark.__version__
     parts = version.split(".")
     line = ".".join(parts[:2])
     if line not in SUPPORTED_SPARK_LINES:
