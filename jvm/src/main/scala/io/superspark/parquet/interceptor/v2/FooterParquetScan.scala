@@ -46,10 +46,15 @@ class FooterParquetScan(
   override def createReaderFactory(): PartitionReaderFactory =
     if (pushedAggregate.nonEmpty) aggregateReaderFactory(pushedAggregate.get) else readerFactory()
 
-  /** Spark 4.3.0's `ParquetPartitionReaderFactory.supportsColumnar` for this result schema. */
+  /**
+   * Spark's `ParquetPartitionReaderFactory.supportsColumnar` for this result schema, except that
+   * FLOAT16 columns are read by rows on lines whose vectorized reader cannot read them.
+   */
   private def columnar(resultSchema: StructType): Boolean =
     ParquetUtils.isBatchReadSupportedForSchema(conf, resultSchema) && conf.wholeStageEnabled &&
-      !WholeStageCodegenExec.isTooManyFields(conf, resultSchema)
+      !WholeStageCodegenExec.isTooManyFields(conf, resultSchema) &&
+      (org.apache.spark.sql.superspark.SparkLineShims.vectorizedFloat16 ||
+        io.superspark.parquet.interceptor.Float16Columns.positions(resultSchema).isEmpty)
 
   private def readerFactory(): PartitionReaderFactory = {
     // The data columns as Spark's factory reads them (with pushed variant extractions
