@@ -11,6 +11,7 @@ The identity of a column lives in its Spark field metadata (see docs/arrow.md):
 
 from __future__ import annotations
 
+import inspect
 import base64
 import functools
 import json
@@ -226,10 +227,12 @@ def _collect(df):
         table, _ = df._to_table()
         cast_needed = True
     elif hasattr(df, "_collect_as_arrow"):  # classic
-        conf = df.sparkSession._jconf.getConfs(["spark.sql.execution.arrow.useLargeVarTypes"])
-        large = conf[0] == "true"
-        batches = df._collect_as_arrow(empty_list_if_zero_records=False,
-                                       prefers_large_var_types=large)
+        if "prefers_large_var_types" in inspect.signature(df._collect_as_arrow).parameters:
+            large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+            batches = df._collect_as_arrow(empty_list_if_zero_records=False,
+                                           prefers_large_var_types=large)
+        else:  # Spark 4.1: the JVM side applies the setting itself
+            batches = df._collect_as_arrow(empty_list_if_zero_records=False)
         table = pa.Table.from_batches(batches)
         cast_needed = True
     else:
