@@ -6,9 +6,7 @@ import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.hadoop.ParquetOutputFormat
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.SchemaMergeUtils
-import org.apache.parquet.schema.MessageType
-import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOptions, ParquetToSparkSchemaConverter}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
@@ -18,7 +16,7 @@ import org.apache.spark.sql.types.StructType
  * setting to respect unknown type annotations. Against 4.3 also: no nanosecond timestamp
  * types, no `ParquetFilters` pruning by the required schema, no archive inputs.
  */
-object SparkLineShims {
+object SparkLineShims extends SparkLine41To42Shims {
   val SparkLine = "4.1"
   val ParquetLine = "1.16"
 
@@ -35,21 +33,6 @@ object SparkLineShims {
     assumeInt96IsTimestamp = s.int96AsTimestamp,
     inferTimestampNTZ = s.inferTimestampNTZ,
     nanosAsLong = s.nanosAsLong)
-
-  def parquetFilters(schema: MessageType, pushDownDate: Boolean, pushDownTimestamp: Boolean,
-      pushDownDecimal: Boolean, pushDownStringPredicate: Boolean, pushDownInFilterThreshold: Int,
-      caseSensitive: Boolean, datetimeRebaseSpec: RebaseSpec, requiredSchema: StructType): ParquetFilters =
-    new ParquetFilters(schema, pushDownDate, pushDownTimestamp, pushDownDecimal, pushDownStringPredicate,
-      pushDownInFilterThreshold, caseSensitive, datetimeRebaseSpec)
-
-  def archiveFormatEnabled(options: ParquetOptions): Boolean = false
-
-  /**
-   * Whether Spark's vectorized reader decodes FIXED_LEN_BYTE_ARRAY pages of every encoding
-   * (FLOAT16 columns are read as those bytes, [[io.superspark.parquet.interceptor.Float16Columns]]).
-   * Spark 4.1's vectorized reader refuses BYTE_STREAM_SPLIT FIXED_LEN_BYTE_ARRAY pages ("Unsupported encoding"), so FLOAT16 columns, which may be written so, are read by the row reader.
-   */
-  val vectorizedFloat16: Boolean = false
 
   /** `ParquetProperties` settings the line's parquet-java reads from the job that others lack. */
   def lineWriterProperties(builder: ParquetProperties.Builder, conf: Configuration): ParquetProperties.Builder =
