@@ -88,9 +88,41 @@ object SuperTypes {
     if (rest.size == 1 && rest.size < u.types.size) Some(rest.head) else None
   }
 
+  /**
+   * The union struct of a multi-type union: the selector, then one field per member. The
+   * `null` and `none` members get no field (a union that holds a null, such as SuperDB's
+   * `int64|string|null` or our version 5 writer's `null|{a:int64}|[int64]`, is a nullable union
+   * struct: its null member reads as a null struct), so the selector counts the other members.
+   */
   def unionStruct(u: UnionType, opts: Options = DefaultOptions): StructType =
     StructType(StructField(UnionSelector, IntegerType, nullable = true) +:
-      u.types.map(m => StructField(unionMemberName(m), toSpark(m, opts), nullable = true)))
+      valueMembers(u).map(m => StructField(unionMemberName(m), toSpark(m, opts), nullable = true)))
+
+  /** The members of `u` other than `null` and `none`, in the union's order. */
+  def valueMembers(u: UnionType): IndexedSeq[SuperType] = u.types.filter(m => !isNullMember(m))
+
+  /** True for the members that hold only a null: `null` and `none`. */
+  def isNullMember(m: SuperType): Boolean = m == SuperType.nullType || m == SuperType.none
+
+  /**
+   * `t` with every option union (`T|null`, `T|none`) replaced by its `T`, at every depth: the
+   * type a union member had before the version 5 writer gave its nullable slots a null member.
+   * Union struct fields are matched to union members by it (a member `{a:int64}` written as
+   * `{a:int64|null}` is still the field `{a:int64}`).
+   */
+  def withoutNullUnions(t: SuperType): SuperType = t match {
+    case u: UnionType => optionOf(u) match {
+      case Some(m) => withoutNullUnions(m)
+      case None => UnionType(u.types.map(withoutNullUnions))
+    }
+    case RecordType(fs) => RecordType(fs.map(f => Field(f.name, withoutNullUnions(f.typ))))
+    case io.superspark.bsup.ArrayType(e) => io.superspark.bsup.ArrayType(withoutNullUnions(e))
+    case SetType(e) => SetType(withoutNullUnions(e))
+    case io.superspark.bsup.MapType(k, v) => io.superspark.bsup.MapType(withoutNullUnions(k), withoutNullUnions(v))
+    case n: NamedType if !n.isRecursive => NamedType(n.name, withoutNullUnions(n.inner))
+    case ErrorType(e) => ErrorType(withoutNullUnions(e))
+    case other => other
+  }
 
   /** The name of a union member's field in the union struct: the member type's text. */
   def unionMemberName(member: SuperType): String = member.toString
@@ -207,9 +239,71 @@ object SuperTypes {
    * one, e.g. `deciaml_4_18|null`), before a complex type (`null|[int64|null]`), as SuperDB's
    * version 5 writer orders them (see `spark_like` in ../shared/interop/superdb).
    */
-  def orNull(t: SuperType): UnionType = t.underlying match {
-    case _: PrimitiveType => UnionType(IndexedSeq(t, SuperType.nullType))
-    case _ => UnionType(IndexedSeq(SuperType.nullType, t))
+  def orNull(t: SuperType): UnionType = superdbUnion(IndexedSeq(t, SuperType.nullType))
+
+  /**
+   * The members in SuperDB's canonical order. SuperDB sorts a union's members whenever it makes
+   * or reads a union type (its type context's union lookup sorts them, stably), and a union
+   * value's selector indexes that sorted list: a union written in another order is read by
+   * SuperDB with its selectors pointing at the wrong members. The order (`CompareTypes` in
+   * SuperDB's `type.go`, restated here): named types first (by name); then by kind, primitive <
+   * record < array < set < map < union < enum < error < fusion; primitives by id (so `null`, 29,
+   * comes after the other primitives of Spark's types and before every complex type); records
+   * by field count, then field names, then field types; arrays and sets by element; maps by key
+   * then value; unions by member count then members; enums by symbol count then symbols; errors
+   * by their type. Checked against SuperDB's `spark_like` (`int64|null`, `deciaml_4_18|null`,
+   * `null|[int64|null]`) and `unions` (`{a:int64}|[int64]`) files.
+   */
+  def superdbUnion(members: IndexedSeq[SuperType]): UnionType =
+    UnionType(members.sortWith((a, b) => compareSuperdb(a, b) < 0))
+
+  /** SuperDB's order of types (see [[superdbUnion]]); java.util's stable sort keeps ties in place. */
+  def compareSuperdb(a: SuperType, b: SuperType): Int = {
+    def named(t: SuperType): Option[String] = t match {
+      case n: NamedType => Some(n.name)
+      case r: RecursiveRef => Some(r.name)
+      case _ => None
+    }
+    def kind(t: SuperType): Int = t match {
+      case _: PrimitiveType => 0
+      case _: RecordType => 1
+      case _: io.superspark.bsup.ArrayType => 2
+      case _: SetType => 3
+      case _: io.superspark.bsup.MapType => 4
+      case _: UnionType => 5
+      case _: EnumType => 6
+      case _: ErrorType => 7
+      case _ => 8
+    }
+    def seq(xs: IndexedSeq[SuperType], ys: IndexedSeq[SuperType]): Int =
+      if (xs.size != ys.size) Integer.compare(xs.size, ys.size)
+      else xs.iterator.zip(ys.iterator).map { case (x, y) => compareSuperdb(x, y) }.find(_ != 0).getOrElse(0)
+    if (a == b) 0
+    else (named(a), named(b)) match {
+      case (Some(x), Some(y)) => x.compareTo(y)
+      case (Some(_), None) => -1
+      case (None, Some(_)) => 1
+      case _ =>
+        val k = Integer.compare(kind(a), kind(b))
+        if (k != 0) k
+        else (a, b) match {
+          case (p: PrimitiveType, q: PrimitiveType) => Integer.compare(p.id, q.id)
+          case (RecordType(fa), RecordType(fb)) =>
+            if (fa.size != fb.size) Integer.compare(fa.size, fb.size)
+            else fa.iterator.zip(fb.iterator).map { case (x, y) => x.name.compareTo(y.name) }.find(_ != 0)
+              .getOrElse(seq(fa.map(_.typ), fb.map(_.typ)))
+          case (io.superspark.bsup.ArrayType(x), io.superspark.bsup.ArrayType(y)) => compareSuperdb(x, y)
+          case (SetType(x), SetType(y)) => compareSuperdb(x, y)
+          case (io.superspark.bsup.MapType(k1, v1), io.superspark.bsup.MapType(k2, v2)) =>
+            val c = compareSuperdb(k1, k2); if (c != 0) c else compareSuperdb(v1, v2)
+          case (UnionType(x), UnionType(y)) => seq(x, y)
+          case (EnumType(x), EnumType(y)) =>
+            if (x.size != y.size) Integer.compare(x.size, y.size)
+            else x.iterator.zip(y.iterator).map { case (p, q) => p.compareTo(q) }.find(_ != 0).getOrElse(0)
+          case (ErrorType(x), ErrorType(y)) => compareSuperdb(x, y)
+          case _ => 0
+        }
+    }
   }
 
   /**
@@ -231,10 +325,18 @@ object SuperTypes {
       // A key is never null (its own slots may be).
       case (io.superspark.bsup.MapType(k, v), SMapType(kt, vt, vn)) =>
         io.superspark.bsup.MapType(withNullUnions(k, kt, nullable = false), withNullUnions(v, vt, vn))
-      // A union struct: each member's own slots (a member is never null when it is selected).
-      // The members' types change, so the union struct read back names its fields anew.
-      case (UnionType(ms), st: StructType) if st.length == ms.size + 1 && st.nonEmpty && st.fields(0).name == UnionSelector =>
-        UnionType(ms.zipWithIndex.map { case (m, j) => withNullUnions(m, st.fields(j + 1).dataType, nullable = false) })
+      // A union struct (a multi-type union): each member's own slots (a member is never null
+      // when it is selected), a `null` member when the slot is nullable, and the members in
+      // SuperDB's order (which sorts them on read: see [[superdbUnion]]). The union writer maps
+      // the struct's fields to these members by [[unionFieldMembers]].
+      case (u @ UnionType(ms), st: StructType) if isUnionStruct(st) && unionFieldMembers(u, st).isDefined =>
+        val fieldOf = unionFieldMembers(u, st).get
+        val written = ms.indices.map { k =>
+          val j = fieldOf.indexOf(k)
+          if (j >= 0) withNullUnions(ms(k), st.fields(j + 1).dataType, nullable = false) else ms(k)
+        }
+        val withNull = if (nullable && !written.exists(isNullMember)) written :+ SuperType.nullType else written
+        return superdbUnion(withNull)
       // `T|null` of a plain Spark column: T's own slots.
       case (u: UnionType, _) if optionOf(u).isDefined =>
         val m = optionOf(u).get
@@ -242,6 +344,36 @@ object SuperTypes {
       case _ => t
     }
     if (nullable && !holdsNull(inner) && !inner.isInstanceOf[UnionType]) orNull(inner) else inner
+  }
+
+  private def isUnionStruct(st: StructType): Boolean =
+    st.nonEmpty && st.fields(0).name == UnionSelector && st.fields(0).dataType == IntegerType
+
+  /**
+   * For each member field of the union struct `st` (its fields after the selector), the index of
+   * the member of `u` it holds, when every field finds one: by its name (the member's type text),
+   * else by the name's type with its option unions removed ([[withoutNullUnions]]: a member whose
+   * nullable slots the version 5 writer made unions), else, when the fields are exactly the
+   * members (a union struct with a `null` field, or no name found), by position. `None` when
+   * the struct does not describe `u`.
+   */
+  def unionFieldMembers(u: UnionType, st: StructType): Option[IndexedSeq[Int]] = {
+    val fields = st.fields.toIndexedSeq.drop(1)
+    val stripped = u.types.map(withoutNullUnions)
+    val taken = new Array[Boolean](u.types.size)
+    val found = fields.map { f =>
+      val byName = u.types.indices.find(k => !taken(k) && unionMemberName(u.types(k)) == f.name)
+      val k = byName.orElse {
+        val parsed = try Some(withoutNullUnions(SuperType.parse(f.name))) catch { case _: IllegalArgumentException => None }
+        parsed.flatMap(p => u.types.indices.find(k => !taken(k) && !isNullMember(u.types(k)) && stripped(k) == p))
+      }
+      k.foreach(taken(_) = true)
+      k.getOrElse(-1)
+    }
+    if (found.forall(_ >= 0)) Some(found)
+    else if (fields.size == u.types.size) Some(u.types.indices)
+    else if (fields.size == valueMembers(u).size) Some(u.types.indices.filterNot(k => isNullMember(u.types(k))))
+    else None
   }
 
   /**

@@ -49,9 +49,9 @@ import org.apache.spark.sql.types.{BinaryType, DataType, Metadata, StringType, S
 object BsupFuzz {
 
   final case class Counts(var inputs: Int = 0, var decoded: Int = 0, var errors: Int = 0, var decodes: Long = 0,
-      failures: ArrayBuffer[String] = ArrayBuffer.empty) {
+      failures: ArrayBuffer[String] = ArrayBuffer.empty, var unionWrites: Int = 0) {
     override def toString: String =
-      s"inputs=$inputs decoded=$decoded clear_errors=$errors decodes=$decodes failures=${failures.size}"
+      s"inputs=$inputs decoded=$decoded clear_errors=$errors decodes=$decodes union_struct_writes=$unionWrites failures=${failures.size}"
   }
 
   final case class Seed(name: String, bytes: Array[Byte])
@@ -260,11 +260,29 @@ object BsupFuzz {
     private val write5 = new BsupOptions(Map("version" -> "5", "decimalAs" -> "string", "compression" -> "none"),
       "_corrupt_record")
 
-    /** Spark types the writer takes back as they were read: no VARIANT (written as JSON text), no union struct. */
+    /**
+     * Version 5 with the columns' kept Super types (their metadata): the path of a union struct,
+     * which is a union only through its kept type (each nullable union slot gets a `null` member,
+     * the members in SuperDB's order). superdbReadable=false: kept types SuperDB lacks are written.
+     */
+    private val write5Kept = new BsupOptions(Map("version" -> "5", "decimalAs" -> "string", "compression" -> "none",
+      "superdbReadable" -> "false"), "_corrupt_record")
+
+    private def hasUnionStruct(s: StructType): Boolean = {
+      def has(dt: DataType): Boolean = dt match {
+        case st: StructType => SparkReaders.isUnionStruct(st) || st.fields.exists(f => has(f.dataType))
+        case org.apache.spark.sql.types.ArrayType(e, _) => has(e)
+        case org.apache.spark.sql.types.MapType(k, v, _) => has(k) || has(v)
+        case _ => false
+      }
+      s.fields.init.exists(f => has(f.dataType))
+    }
+
+    /** Spark types the writer takes back as they were read: no VARIANT (written as JSON text); union structs with their kept types. */
     private def sparkWritable(s: StructType): Boolean = {
       def ok(dt: DataType): Boolean = dt match {
         case VariantType => false
-        case st: StructType => !SparkReaders.isUnionStruct(st) && st.fields.forall(f => ok(f.dataType))
+        case st: StructType => st.fields.forall(f => ok(f.dataType))
         case org.apache.spark.sql.types.ArrayType(e, _) => ok(e)
         case org.apache.spark.sql.types.MapType(k, v, _) => ok(k) && ok(v)
         case _ => true
@@ -273,12 +291,12 @@ object BsupFuzz {
     }
 
     /** `rows` of `schema` through the data source's writer path (record type, row writer, BsupWriter). */
-    def sparkWrite(schema: StructType, rows: Seq[Row]): Array[Byte] = {
-      val rt = BsupOutputWriter.recordType(schema, write5)
-      val rw = new SparkWriters.StructWriter(rt, schema, WriteConf.forWrite(write5.version, write5.superdbReadable))
+    def sparkWrite(schema: StructType, rows: Seq[Row], opts: BsupOptions = write5): Array[Byte] = {
+      val rt = BsupOutputWriter.recordType(schema, opts)
+      val rw = new SparkWriters.StructWriter(rt, schema, WriteConf.forWrite(opts.version, opts.superdbReadable))
       val conv = CatalystTypeConverters.createToCatalystConverter(schema)
       val out = new ByteArrayOutputStream()
-      val w = new BsupWriter(out, write5.writerOptions)
+      val w = new BsupWriter(out, opts.writerOptions)
       rows.foreach { r =>
         rw.writeStruct(conv(r).asInstanceOf[InternalRow], w.startValue(rt))
         w.finishValue()
@@ -370,10 +388,12 @@ object BsupFuzz {
         // union with null, decimals as exact text), read back as the same rows.
         whole match {
           case Decoded(w) if sparkWritable(s) =>
-            val data = StructType(s.fields.init.map(_.copy(metadata = Metadata.empty)))
+            val unions = hasUnionStruct(s)
+            val data = StructType(s.fields.init.map(f => if (unions) f else f.copy(metadata = Metadata.empty)))
             val intact = w.collect { case r: Row if r.isNullAt(r.length - 1) => Row.fromSeq(r.toSeq.init) }
-            val back = outcome("data source writer v5 + reader", len) {
-              val re = sparkWrite(data, intact)
+            if (unions) c.unionWrites += 1
+            val back = outcome(if (unions) "data source writer v5 (union structs) + reader" else "data source writer v5 + reader", len) {
+              val re = sparkWrite(data, intact, if (unions) write5Kept else write5)
               Files.write(again, re)
               rows(again, re.length, 0, re.length, data, failFast)
             } match {

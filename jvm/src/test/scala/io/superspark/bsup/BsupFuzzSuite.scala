@@ -12,5 +12,7 @@ class BsupFuzzSuite extends AnyFunSuite {
     assert(c.failures.isEmpty, c.failures.mkString("\n"))
     // Both outcome classes are reached, so the slice exercises each check.
     assert(c.decoded > 0 && c.errors > 0, c.toString)
+    // The version 5 union-struct write path (null members, SuperDB's member order) is reached.
+    assert(c.unionWrites > 0, c.toString)
   }
 }

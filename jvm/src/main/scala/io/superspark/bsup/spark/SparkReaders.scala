@@ -173,12 +173,16 @@ object SparkReaders {
   /** A non-union value read into a union struct (a merged column): into the field of its type. */
   private def memberToUnionStruct(src: SuperType, st: StructType, opts: SuperTypes.Options): ValueReader = {
     val name = SuperTypes.unionMemberName(src)
+    lazy val memberTypes = st.fields.drop(1).map(f =>
+      try SuperType.parse(f.name) catch { case _: IllegalArgumentException => SuperType.nullType })
+    lazy val stripped = SuperTypes.withoutNullUnions(src)
     val idx = st.fieldNames.indexOf(name) match {
       case i if i >= 1 => i
+      // The same member without the null unions the version 5 writer gave its nullable slots.
+      case _ if memberTypes.exists(m => SuperTypes.withoutNullUnions(m) == stripped) =>
+        memberTypes.indexWhere(m => SuperTypes.withoutNullUnions(m) == stripped) + 1
       case _ =>
         // A member the value widens into, found from the members' names (their type text).
-        val memberTypes = st.fields.drop(1).map(f =>
-          try SuperType.parse(f.name) catch { case _: IllegalArgumentException => SuperType.nullType })
         SuperTypes.unionMemberFor(UnionType(memberTypes.toIndexedSeq), src) + 1
     }
     if (idx < 1) return mismatch(src, st)

@@ -115,8 +115,8 @@ object SparkWriters {
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case u: UnionType => dt match {
-      case st: StructType if SparkReaders.isUnionStruct(st) && st.length == u.types.size + 1 =>
-        new UnionWriter(u, st, c)
+      case st: StructType if SparkReaders.isUnionStruct(st) && SuperTypes.unionFieldMembers(u, st).isDefined =>
+        new UnionWriter(u, st, SuperTypes.unionFieldMembers(u, st).get, c)
       // `T|null` (or `T|none`) of a plain Spark column: a null is the null member, a value the other.
       case _ if SuperTypes.optionOf(u).isDefined =>
         val m = SuperTypes.optionOf(u).get
@@ -327,15 +327,38 @@ object SparkWriters {
       }
   }
 
-  /** A union struct: `selector` names the member (else the first non-null member field is used). */
-  final class UnionWriter(u: UnionType, st: StructType, c: WriteConf) extends FieldWriter {
+  /**
+   * A union struct: `selector` names the member field (else the first non-null member field is
+   * used); `memberOf(j)` is the union member that field `j + 1` holds ([[SuperTypes.unionFieldMembers]]:
+   * the union's members may be in another order, SuperDB's, and may include a `null` the struct
+   * has no field for). A null struct (or one with no member set) is the union's `null` member
+   * when it has one (version 5: the writer gives every nullable union slot one), else the slot's
+   * null (a typed null, or an error at version 5).
+   */
+  final class UnionWriter(u: UnionType, st: StructType, memberOf: IndexedSeq[Int], c: WriteConf) extends FieldWriter {
     private val version = c.version
-    private val members = u.types.zipWithIndex.map { case (m, j) => compile(m, st.fields(j + 1).dataType, c) }.toArray
+    private val fieldCount = st.length - 1
+    private val members = Array.tabulate(fieldCount)(j => compile(u.types(memberOf(j)), st.fields(j + 1).dataType, c))
+    private def selectorBytes(k: Int): Array[Byte] = {
+      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(k, version), b); b.toArray
+    }
+    private val selectors = Array.tabulate(fieldCount)(j => selectorBytes(memberOf(j)))
     private val n = st.length
     private val nulls = c.nulls(u, st)
+    private val nullValue: Array[Byte] = u.types.indexWhere(SuperTypes.isNullMember) match {
+      case k if k < 0 => null
+      case k =>
+        val b = new ByteBuf(8)
+        val start = ValueCodec.beginContainer(b)
+        b.put(selectorBytes(k)); b.put(0)
+        ValueCodec.endContainer(b, start)
+        b.toArray
+    }
+
+    private def putNull(out: ByteBuf): Unit = if (nullValue != null) out.put(nullValue) else nulls.put(out)
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) nulls.put(out)
+      if (g.isNullAt(i)) putNull(out)
       else {
         val row = g.getStruct(i, n)
         var sel = if (row.isNullAt(0)) -1 else row.getInt(0)
@@ -343,11 +366,11 @@ object SparkWriters {
           var j = 1
           while (j < n && sel < 0) { if (!row.isNullAt(j)) sel = j - 1; j += 1 }
         }
-        if (sel < 0) nulls.put(out)
+        if (sel < 0) putNull(out)
         else {
-          if (sel >= members.length) fail(s"union selector $sel out of range for $u")
+          if (sel >= fieldCount) fail(s"union selector $sel out of range for $u")
           val start = ValueCodec.beginContainer(out)
-          ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), out)
+          out.put(selectors(sel))
           members(sel).write(row, sel + 1, out)
           ValueCodec.endContainer(out, start)
         }

@@ -147,13 +147,104 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(spark.read.format("bsup").schema(schema).load(dir0.getPath).collect().toSeq.map(comparable) == rows.map(comparable))
   }
 
-  test("heterogeneous version 5 data: a null in a multi-type union field is a clear error (known gap, issue #22)") {
+  test("heterogeneous version 5 data: a nullable multi-type union gets a null member and reads back the same") {
     val src = spark.read.format("bsup").option("mode", "FAILFAST").load(evidence(5, "complex.bsup").getPath)
     // The merged record's field `a` is the union ({b:...}|[uint32]); rows without `a` hold a null
-    // there, and a union struct gets no null member: the write fails, naming the column path.
-    val e = intercept[SparkException](writeOne(src, "compression" -> "none"))
-    assert(condition(e) == "BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION")
-    assert(bsupCause(e).getMessage.contains("Column `value.a`"))
+    // there: written as the union's `null` member, which SuperDB's order puts first.
+    val (dir, bytes) = writeOne(src, "compression" -> "none", "version" -> "5")
+    val rt = values(bytes).head.typ.asInstanceOf[RecordType]
+    val a = rt.fields.head.typ.underlying match {
+      case u: UnionType => u.types.collectFirst { case r: RecordType => r.fields.find(_.name == "a").get.typ }.get
+      case r: RecordType => r.fields.find(_.name == "a").get.typ
+    }
+    val au = a.asInstanceOf[UnionType]
+    assert(au.types.head == SuperType.nullType && au.types.size == 3, fmt(a, 5))
+    assert(au.types(1).isInstanceOf[RecordType] && au.types(2).isInstanceOf[io.superspark.bsup.ArrayType], fmt(a, 5))
+    // With the source's schema the rows are the same (members found by their type without the
+    // null unions the version 5 writer gave their slots).
+    val back = spark.read.format("bsup").option("mode", "FAILFAST").schema(src.schema).load(dir.getPath)
+    assert(back.collect().toSeq == src.collect().toSeq)
+    // Inference: the same rows once the union struct's members are taken in the source's order
+    // (the file has them in SuperDB's order); no field for the null member.
+    val inferred = spark.read.format("bsup").option("mode", "FAILFAST").load(dir.getPath)
+    def members(st: DataType) = st.asInstanceOf[StructType].fieldNames.toSeq.drop(1)
+      .map(n => SuperTypes.withoutNullUnions(SuperType.parse(n)))
+    assert(members(inferred.schema("value").dataType).sortBy(_.toString) == members(src.schema("value").dataType).sortBy(_.toString))
+    assert(inferred.count() == src.count())
+  }
+
+  test("nullable multi-type unions at version 5: SuperDB's bytes for null::(int64|string|null), nulls at every depth") {
+    val u = StructType(Seq(StructField("selector", IntegerType), StructField("int64", LongType), StructField("string", StringType)))
+    val md = new MetadataBuilder().putString(SuperTypes.MetadataKey, "(int64|string)").build()
+    val schema = StructType(Seq(StructField("u", u, nullable = true, md)))
+    val rows = Seq(Row(Row(0, 1L, null)), Row(Row(1, null, "a")), Row(null))
+    val df = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), schema)
+    val (dir, ours) = writeOne(df, "version" -> "5", "compression" -> "none")
+    val ut = values(ours).head.typ.asInstanceOf[RecordType].fields.head.typ
+    assert(fmt(ut, 5) == "int64|string|null")
+    // SuperDB's `unions` case writes these three values of the same union type: the union
+    // typedef and each union value body are the same bytes.
+    val theirs = Files.readAllBytes(evidence(5, "unions.nocomp.bsup").toPath)
+    val theirValues = values(theirs).filter(_.typ == ut).map(_.value)
+    assert(theirValues == Seq(UnionValue(2, null)))
+    assert(values(ours).map(_.value.asInstanceOf[IndexedSeq[Any]].head) ==
+      Seq(UnionValue(0, 1L), UnionValue(1, "a"), UnionValue(2, null)))
+    Seq("04 03 09 19 1d", "04 01 02 02", "05 02 01 02 61", "04 02 02 00").foreach { h =>
+      assert(hex(theirs).contains(h) && hex(ours).contains(h), h)
+    }
+    // Read back: the same rows, by inference (no field for `null`) and with the schema.
+    val inferred = spark.read.format("bsup").load(dir.getPath)
+    assert(inferred.schema("u").dataType == u)
+    assert(inferred.collect().toSeq == rows)
+    assert(spark.read.format("bsup").schema(schema).load(dir.getPath).collect().toSeq == rows)
+
+    // Members not in SuperDB's order, a member with its own nullable slot, the union inside a
+    // struct and as an array element: written in SuperDB's order, every slot nullable.
+    val rec = StructType(Seq(StructField("a", LongType)))
+    val u2 = StructType(Seq(StructField("selector", IntegerType), StructField("string", StringType), StructField("{a:int64}", rec)))
+    def kept(t: String) = new MetadataBuilder().putString(SuperTypes.MetadataKey, t).build()
+    val schema2 = StructType(Seq(
+      StructField("u", u2, nullable = true, kept("(string|{a:int64})")),
+      StructField("s", StructType(Seq(StructField("v", u2))), nullable = true, kept("{v:(string|{a:int64})}")),
+      StructField("arr", ArrayType(u2, containsNull = true), nullable = true, kept("[(string|{a:int64})]"))))
+    val x = Row(0, "x", null)
+    val r5 = Row(1, null, Row(5L))
+    val rNull = Row(1, null, Row(null))
+    val rows2 = Seq(
+      Row(x, Row(r5), Seq(x, null, rNull)),
+      Row(r5, Row(null), null),
+      Row(rNull, null, Seq(null)),
+      Row(null, Row(x), Seq.empty))
+    val df2 = spark.createDataFrame(spark.sparkContext.parallelize(rows2, 1), schema2)
+    val (dir2, b2) = writeOne(df2, "version" -> "5", "compression" -> "none")
+    val t2 = values(b2).head.typ.asInstanceOf[RecordType]
+    def typ(n: String) = fmt(t2.fields.find(_.name == n).get.typ, 5)
+    assert(typ("u") == "string|null|{a:int64|null}")
+    assert(typ("s") == "null|{v:string|null|{a:int64|null}}")
+    assert(typ("arr") == "null|[string|null|{a:int64|null}]")
+    // Selectors follow the written order: "x" is member 0, {a:5} member 2, a null member 1.
+    val sels = values(b2).map(_.value.asInstanceOf[IndexedSeq[Any]].head.asInstanceOf[UnionValue].selector)
+    assert(sels == Seq(0, 2, 2, 1))
+    val back2 = spark.read.format("bsup").option("mode", "FAILFAST").schema(schema2).load(dir2.getPath)
+    assert(back2.collect().toSeq == rows2)
+    val inf2 = spark.read.format("bsup").option("mode", "FAILFAST").load(dir2.getPath)
+    assert(inf2.schema("u").dataType.asInstanceOf[StructType].fieldNames.toSeq == Seq("selector", "string", "{a:(int64|null)}"))
+    assert(inf2.collect().toSeq == rows2)
+    // Written again from the inferred columns: the same bytes.
+    val (_, b3) = writeOne(inf2, "version" -> "5", "compression" -> "none")
+    assert(hex(b3) == hex(b2))
+    // Version 0 keeps typed nulls and the union as it was.
+    val (dir0, b0) = writeOne(df2, "version" -> "0", "compression" -> "none")
+    assert(fmt(values(b0).head.typ.asInstanceOf[RecordType].fields.head.typ, 0) == "string|{a:int64}")
+    assert(spark.read.format("bsup").schema(schema2).load(dir0.getPath).collect().toSeq == rows2)
+  }
+
+  test("SuperDB's union order: named first, primitives by id (null among them), then records (by size, names), arrays, sets, maps") {
+    val order = Seq("n=int64", "int64", "string", "null", "{a:int64}", "{b:int64}", "{a:int64,b:int64}", "[int64]",
+      "[string]", "|[int64]|", "|{string:int64}|").map(SuperType.parse)
+    assert(scala.util.Random.shuffle(order).sortWith((a, b) => SuperTypes.compareSuperdb(a, b) < 0) == order)
+    assert(SuperTypes.orNull(SuperType.parse("n={a:int64}")).types.last == SuperType.nullType)
+    assert(SuperTypes.orNull(SuperType.parse("{a:int64}")).types.head == SuperType.nullType)
   }
 
   test("decimals round trip exactly: float64 when exact (else a named error), string and spec on request") {
@@ -213,25 +304,27 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(fmt(values(b3).head.typ, 5) == "{a:int64|null,s:null|{x:string|null}}")
     assert(spark.read.format("bsup").load(d3.getPath).collect().toSeq == read.collect().toSeq)
 
-    // A null where the Super type has no null member: a union kept as (int64|string) (the union
-    // struct of a multi-type union), at the top and inside a struct. Fails, naming the column path.
+    // A null where the Super type has no null member: a union struct in a non-nullable field
+    // (no `null` member is added) that selects no member. Fails, naming the column path.
     val u = StructType(Seq(StructField("selector", IntegerType), StructField("int64", LongType), StructField("string", StringType)))
     val umd = new MetadataBuilder().putString(SuperTypes.MetadataKey, "(int64|string)").build()
     val smd = new MetadataBuilder().putString(SuperTypes.MetadataKey, "{u:(int64|string)}").build()
-    val uschema = StructType(Seq(StructField("u", u, nullable = true, umd),
-      StructField("s", StructType(Seq(StructField("u", u))), nullable = true, smd)))
+    val uschema = StructType(Seq(StructField("u", u, nullable = false, umd),
+      StructField("s", StructType(Seq(StructField("u", u, nullable = false))), nullable = true, smd)))
     def unionRows(rows: Row*) = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), uschema)
     val one = Row(0, 5L, null)
-    val e2 = intercept[SparkException](writeOne(unionRows(Row(one, Row(one)), Row(null, Row(one))), "version" -> "5"))
+    val none = Row(null, null, null)
+    val e2 = intercept[SparkException](writeOne(unionRows(Row(one, Row(one)), Row(none, Row(one))), "version" -> "5"))
     assert(condition(e2) == "BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION")
     assert(bsupCause(e2).getMessage.contains("Column `u`") && bsupCause(e2).getMessage.contains("int64|string"))
-    val e3 = intercept[SparkException](writeOne(unionRows(Row(one, Row(null))), "version" -> "5"))
+    val e3 = intercept[SparkException](writeOne(unionRows(Row(one, Row(none))), "version" -> "5"))
     assert(bsupCause(e3).getMessage.contains("Column `s.u`"))
-    // Allowed: the typed null is written (version 0 has typed nulls anyway) and reads back.
-    val (d5, _) = writeOne(unionRows(Row(null, Row(one))), "version" -> "5", "superdbReadable" -> "false")
-    assert(spark.read.format("bsup").schema(uschema).load(d5.getPath).collect().toSeq == Seq(Row(null, Row(one))))
-    val (d0, _) = writeOne(unionRows(Row(null, Row(one))), "version" -> "0")
-    assert(spark.read.format("bsup").schema(uschema).load(d0.getPath).collect().toSeq == Seq(Row(null, Row(one))))
+    // Allowed: the typed null is written (version 0 has typed nulls anyway) and reads back as null.
+    val nullableU = StructType(Seq(StructField("u", u), StructField("s", StructType(Seq(StructField("u", u))))))
+    val (d5, _) = writeOne(unionRows(Row(none, Row(one))), "version" -> "5", "superdbReadable" -> "false")
+    assert(spark.read.format("bsup").schema(nullableU).load(d5.getPath).collect().toSeq == Seq(Row(null, Row(one))))
+    val (d0, _) = writeOne(unionRows(Row(none, Row(one))), "version" -> "0")
+    assert(spark.read.format("bsup").schema(nullableU).load(d0.getPath).collect().toSeq == Seq(Row(null, Row(one))))
   }
 
   test("bad option values are BSUP_INVALID_OPTION errors naming the option") {
