@@ -105,15 +105,18 @@ object SuperTypes {
   def isNullMember(m: SuperType): Boolean = m == SuperType.nullType || m == SuperType.none
 
   /**
-   * `t` with every option union (`T|null`, `T|none`) replaced by its `T`, at every depth: the
-   * type a union member had before the version 5 writer gave its nullable slots a null member.
+   * `t` with every option union (`T|null`, `T|none`) replaced by its `T` and every other union
+   * without its null member, in SuperDB's order, at every depth: the type a union member had
+   * before the version 5 writer gave its nullable slots a null member (up to member order).
    * Union struct fields are matched to union members by it (a member `{a:int64}` written as
    * `{a:int64|null}` is still the field `{a:int64}`).
    */
   def withoutNullUnions(t: SuperType): SuperType = t match {
+    // Multi-type unions: without their null member and in SuperDB's order (the version 5 writer
+    // adds the one and sorts by the other), so a member matches whatever order it was written in.
     case u: UnionType => optionOf(u) match {
       case Some(m) => withoutNullUnions(m)
-      case None => UnionType(u.types.map(withoutNullUnions))
+      case None => superdbUnion(u.types.filterNot(isNullMember).map(withoutNullUnions))
     }
     case RecordType(fs) => RecordType(fs.map(f => Field(f.name, withoutNullUnions(f.typ))))
     case io.superspark.bsup.ArrayType(e) => io.superspark.bsup.ArrayType(withoutNullUnions(e))
