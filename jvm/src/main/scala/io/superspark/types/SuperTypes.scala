@@ -318,9 +318,12 @@ object SuperTypes {
    */
   def withNullUnions(t: SuperType, dt: DataType, nullable: Boolean): SuperType = {
     val inner = (t, dt) match {
+      // A name has one type in a version 5 stream, wherever it is used: its slots all get a
+      // null member, whatever the Spark nullability where it appears (a value without nulls
+      // fits either way).
       case (NamedType(n, it), _) if !t.isRecursive =>
-        val w = withNullUnions(it, dt, nullable = false)
-        if (w eq it) t else NamedType(n, w)
+        val w = nullableSlots(it)
+        if (w == it) t else NamedType(n, w)
       case (RecordType(fs), st: StructType) if fs.size == st.length =>
         RecordType(fs.zip(st.fields).map { case (f, sf) => Field(f.name, withNullUnions(f.typ, sf.dataType, sf.nullable)) })
       case (io.superspark.bsup.ArrayType(e), SArrayType(et, cn)) => io.superspark.bsup.ArrayType(withNullUnions(e, et, cn))
@@ -336,7 +339,7 @@ object SuperTypes {
         val fieldOf = unionFieldMembers(u, st).get
         val written = ms.indices.map { k =>
           val j = fieldOf.indexOf(k)
-          if (j >= 0) withNullUnions(ms(k), st.fields(j + 1).dataType, nullable = false) else ms(k)
+          if (j >= 0) withNullUnions(ms(k), st.fields(j + 1).dataType, nullable = false) else nullableSlots(ms(k))
         }
         val withNull = if (nullable && !written.exists(isNullMember)) written :+ SuperType.nullType else written
         return superdbUnion(withNull)
@@ -347,6 +350,25 @@ object SuperTypes {
       case _ => t
     }
     if (nullable && !holdsNull(inner) && !inner.isInstanceOf[UnionType]) orNull(inner) else inner
+  }
+
+  /**
+   * `t` with a null member in every slot that can hold one (record fields, array and set
+   * elements, map values, at every depth): [[withNullUnions]] without a Spark type, for named
+   * types (one type per name in a stream) and union members no Spark field holds.
+   */
+  def nullableSlots(t: SuperType): SuperType = {
+    def slot(x: SuperType): SuperType = { val y = nullableSlots(x); if (holdsNull(y)) y else orNull(y) }
+    t match {
+      case n: NamedType if n.isRecursive => t
+      case NamedType(n, it) => NamedType(n, nullableSlots(it))
+      case RecordType(fs) => RecordType(fs.map(f => Field(f.name, slot(f.typ))))
+      case io.superspark.bsup.ArrayType(e) => io.superspark.bsup.ArrayType(slot(e))
+      case SetType(e) => SetType(slot(e))
+      case io.superspark.bsup.MapType(k, v) => io.superspark.bsup.MapType(nullableSlots(k), slot(v))
+      case UnionType(ms) => superdbUnion(ms.map(nullableSlots).distinct)
+      case _ => t
+    }
   }
 
   private def isUnionStruct(st: StructType): Boolean =

@@ -52,4 +52,10 @@ object BsupErrors {
     new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.TYPE",
       Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
         "unreadable" -> unreadable.toString))
+
+  def nameRedefined(column: String, t: SuperType, dt: DataType, name: String, first: SuperType,
+      again: SuperType): BsupWriteException =
+    new BsupWriteException("BSUP_NAME_REDEFINED",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
+        "name" -> s"'$name'", "first" -> first.toString, "again" -> again.toString))
 }

@@ -1,6 +1,6 @@
 package io.superspark.bsup.spark
 
-import io.superspark.bsup.{BsupWriter, PrimitiveType, RecordType, SuperType}
+import io.superspark.bsup.{BsupWriter, NamedType, PrimitiveType, RecordType, SuperType, UnionType}
 import io.superspark.types.SuperTypes
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.TaskAttemptContext
@@ -36,7 +36,41 @@ object BsupOutputWriter {
    * Unless `superdbReadable=false`, a column holding a type SuperDB does not implement fails
    * here, on the driver (the spec's decimals too, unless `decimalAs=spec` asked for them).
    */
-  def recordType(schema: StructType, options: BsupOptions): RecordType =
+  def recordType(schema: StructType, options: BsupOptions): RecordType = {
+    val rt = columnTypes(schema, options)
+    if (options.version > 0) nameRedefinition(rt).foreach { case (f, name, first, again) =>
+      throw BsupErrors.nameRedefined(f.name, f.typ, schema(f.name).dataType, name, first, again)
+    }
+    rt
+  }
+
+  /**
+   * Version 5 gives a name one type in a stream, and a row is written with one type: the first
+   * column whose type uses a name with another type than an earlier use (a kept Super type from
+   * a version 0 stream, which may redefine names), as (column, name, first type, other type).
+   */
+  private def nameRedefinition(rt: RecordType): Option[(io.superspark.bsup.Field, String, SuperType, SuperType)] = {
+    val names = new java.util.HashMap[String, SuperType]()
+    val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[SuperType, java.lang.Boolean]())
+    def clash(t: SuperType): Option[(String, SuperType, SuperType)] =
+      if (!seen.add(t)) None
+      else t match {
+        case NamedType(n, inner) =>
+          val first = names.putIfAbsent(n, inner)
+          if (first != null && first != inner) Some((n, first, inner)) else clash(inner)
+        case RecordType(fs) => fs.iterator.map(f => clash(f.typ)).collectFirst { case Some(c) => c }
+        case io.superspark.bsup.ArrayType(e) => clash(e)
+        case io.superspark.bsup.SetType(e) => clash(e)
+        case io.superspark.bsup.MapType(k, v) => clash(k).orElse(clash(v))
+        case UnionType(ms) => ms.iterator.map(clash).collectFirst { case Some(c) => c }
+        case io.superspark.bsup.ErrorType(e) => clash(e)
+        case io.superspark.bsup.FusionType(e) => clash(e)
+        case _ => None
+      }
+    rt.fields.iterator.map(f => clash(f.typ).map { case (n, a, b) => (f, n, a, b) }).collectFirst { case Some(c) => c }
+  }
+
+  private def columnTypes(schema: StructType, options: BsupOptions): RecordType =
     RecordType(schema.fields.map { f =>
       val t = SuperTypes.writeType(f, options.version, options.decimalAs)
       if (options.superdbReadable) SuperTypes.superdbUnreadable(t).foreach { u =>
