@@ -5,10 +5,12 @@ Spark 4.2 with delta-spark 4.4.0 (the line's venv, .venv-spark4.2, and Delta's j
 FILES files of COLUMNS int64 columns x ROW_GROUPS row groups, with the footer extension), hard-linked
 into their own folder and made a Delta table by `CONVERT TO DELTA ... NO STATISTICS` (Delta's own
 writer cannot write the footer: docs/parquet-interceptor.md, "Delta Lake"). The query: Delta's
-scan of 5 of the columns, `.where(c0 < 500).count()`, twice in a row (first, second), with
+scan of 5 of the columns, `.where(c0 < 500)`, counted, twice in a row (first, second), with
 `spark.superspark.parquet.footer.read` off (Delta's own reader: the scan is Delta's format with no
 superspark code in its path) and on, the footer cache emptied before each first query,
-interleaved rounds after a warm-up, medians. Also printed: the FlatBuffer footers the scans of the
+interleaved rounds after a warm-up, medians; the whole query, and its planning and execution
+apart (delta_planning_*, delta_execution_*: Delta's optimizer runs Spark jobs over the table's
+log while planning, the same work with and without superspark). Also printed: the FlatBuffer footers the scans of the
 first `on` query counted (driver totals), which shows the footer library read them.
 
 Environment: as run.py (BENCH_COLUMNS, BENCH_FILES, BENCH_ROW_GROUPS, BENCH_ROWS, BENCH_ROUNDS,
@@ -67,7 +69,7 @@ def main() -> None:
     def query():
         return spark.read.format("delta").load(table).select(*cols).where(f"{cols[0]} < 500")
 
-    times = {(q, mode): [] for q in ("first", "second") for mode in ("off", "on")}
+    times = {(q, mode, part): [] for q in ("first", "second") for mode in ("off", "on") for part in ("plan", "run")}
     flatbuffers = []
     expected = None
     for rnd in range(base.ROUNDS + 1):  # round 0 warms up the JVM and the page cache
@@ -76,20 +78,30 @@ def main() -> None:
             pi.clear_footer_cache(spark)
             for q in ("first", "second"):
                 pi.reset_footer_metrics(spark)
-                secs, out = base.timed(lambda: query().count())
+                counted = query().groupBy().count()
+                # Planning (Delta's optimizer rules run Spark jobs over the table's log here) and
+                # execution timed apart: collect() runs the plan made here.
+                plan_secs, _ = base.timed(lambda: counted._jdf.queryExecution().executedPlan())
+                run_secs, out = base.timed(lambda: counted.collect()[0][0])
                 expected = out if expected is None else expected
                 assert out == expected, (q, mode, out, expected)
                 if rnd > 0:
-                    times[(q, mode)].append(secs)
+                    times[(q, mode, "plan")].append(plan_secs)
+                    times[(q, mode, "run")].append(run_secs)
                 if mode == "on" and q == "first":
                     flatbuffers.append(pi.footer_metrics(spark)["footers_flatbuffer"])
     spark.conf.unset(base.READ)
     print(f"delta table (Spark {spark.version}): {base.FILES} files x {base.COLUMNS} columns x {base.ROW_GROUPS} "
           f"row groups, 5 columns read, {base.ROUNDS} rounds, medians")
+
+    def median(q, mode, parts=("plan", "run")):
+        return statistics.median([sum(x) for x in zip(*(times[(q, mode, p)] for p in parts))])
+
     for q in ("first", "second"):
-        off = statistics.median(times[(q, "off")])
-        on = statistics.median(times[(q, "on")])
-        print(f"delta_query_count_{q}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+        for label, parts in ((f"delta_query_count_{q}", ("plan", "run")), (f"delta_planning_{q}", ("plan",)),
+                             (f"delta_execution_{q}", ("run",))):
+            off, on = median(q, "off", parts), median(q, "on", parts)
+            print(f"{label}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
     print(f"delta_footers_flatbuffer (first query, superspark): {flatbuffers[-1]}", flush=True)
     spark.stop()
 
