@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-compile
+.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -82,6 +82,11 @@ footer-rebuild-survey: setup
 # Parquet footer interceptor benchmark (bench/parquet_interceptor/run.py): prints ratio= lines.
 bench-interceptor: setup
 	.venv/bin/python bench/parquet_interceptor/run.py
+
+# The same on a Delta Lake table, on Spark 4.2 with delta-spark 4.4.0 (bench/parquet_interceptor/delta_table.py).
+bench-interceptor-delta:
+	SPARK_LINE=4.2 ./dev/setup.sh
+	.venv-spark4.2/bin/python bench/parquet_interceptor/delta_table.py
 
 # Super Binary SQL functions vs from_avro/to_avro and from_json/to_json: prints ratio= lines.
 bench-sb: setup

@@ -511,9 +511,9 @@ def test_nested_uuid_of_wrong_length_is_refused(spark, tmp_dir):
 
 
 def test_uuid_files_read_with_the_row_based_reader(spark, tmp_dir):
-    """parquet-java's record reader reads the footer again itself; its file schema reaches
-    Spark's converter without the UUID annotations, so the row-based reader reads UUID files
-    (top level and nested) as the vectorized one does."""
+    """parquet-java's record reader gets the interceptor's footer (it reads none itself); its
+    file schema reaches Spark's converter without the UUID annotations, so the row-based reader
+    reads UUID files (top level and nested) as the vectorized one does."""
     ids, table = nested_uuid_table()
     src = os.path.join(tmp_dir, "rows.parquet")
     pq.write_table(table.append_column("u", pa.ExtensionArray.from_storage(

@@ -20,7 +20,7 @@ import io.superspark.parquet.footer.{FooterForm, FooterTableJob, FooterTool}
  * the same new names (the crashed run's files are not in the log, and VACUUM removes them).
  * Compiled on the Spark lines with a Delta Lake release (build.sbt).
  */
-object DeltaFooterRewrite extends DeltaTables {
+object DeltaFooterRewrite {
 
   /** The new file's name: the old one with the form, so reruns write the same names. */
   private def newName(name: String, command: String, to: String): String = {
@@ -28,7 +28,7 @@ object DeltaFooterRewrite extends DeltaTables {
     s"$stem.superspark-${Option(to).getOrElse(command)}.parquet"
   }
 
-  override def rewrite(spark: SparkSession, table: String, command: String, to: String): Seq[Row] = {
+  def rewrite(spark: SparkSession, table: String, command: String, to: String): Seq[Row] = {
     FooterTool.rewriter(command, to, inPlace = false) // checks the command and the form first
     if (command == "migrate" && FooterForm.parse(to).contains(FooterForm.Final)) {
       // Delta reads its files with Spark's own Parquet reader, which needs PAR1 files.

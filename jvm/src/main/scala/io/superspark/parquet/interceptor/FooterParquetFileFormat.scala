@@ -23,10 +23,12 @@ import io.superspark.parquet.footer.FooterForm
  * written with their Parquet logical types either way. `scanMetrics`: the counters of the
  * [[FooterScanExec]] that reads through this instance (None: new counters per reader).
  */
-class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat {
+class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat with FooterScanFormat {
 
   /** As named by `format(...)` or put in place by the rules: counters made per scan. */
   def this() = this(None)
+
+  override def withScanMetrics(metrics: FooterMetrics): FooterParquetFileFormat = new FooterParquetFileFormat(Some(metrics))
 
   override def inferSchema(
       sparkSession: SparkSession,

@@ -31,7 +31,7 @@ trait FooterScanMetricsNode extends FileSourceScanExec {
 }
 
 /**
- * Physical rule (before columnar transitions): scans of [[FooterParquetFileFormat]] become
+ * Physical rule (before columnar transitions): scans of a [[FooterScanFormat]] become
  * [[FooterScanExec]] while the read path is on, so their footer counters are SQL metrics.
  */
 case class InstrumentFooterScans(session: SparkSession) extends Rule[SparkPlan] {
@@ -39,7 +39,7 @@ case class InstrumentFooterScans(session: SparkSession) extends Rule[SparkPlan] 
     if (!FooterInterceptorConf.readEnabled(conf)) plan
     else plan.transformUp {
       case s: FileSourceScanExec if s.getClass == classOf[FileSourceScanExec] &&
-          s.relation.fileFormat.isInstanceOf[FooterParquetFileFormat] => FooterScanExec(s)
+          s.relation.fileFormat.isInstanceOf[FooterScanFormat] => FooterScanExec(s)
     }
   }
 }

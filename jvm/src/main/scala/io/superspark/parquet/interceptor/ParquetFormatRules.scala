@@ -10,6 +10,8 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.superspark.AnalyzerTransforms
 
+import io.superspark.delta.DeltaTables
+
 /** How the interceptor finds Spark's Parquet source in a plan. */
 object ParquetFormatRules {
   private val ParquetNames = Set("parquet", classOf[ParquetFileFormat].getName.toLowerCase(Locale.ROOT),
@@ -51,13 +53,21 @@ case class RouteParquetReads(session: SparkSession) extends Rule[LogicalPlan] {
 /**
  * Post-hoc resolution rule (after `FindDataSourceTable` and `DataSourceAnalysis`): catalog
  * tables and writes (`df.write.parquet`, `INSERT`, partitioned and dynamic-overwrite inserts)
- * use [[FooterParquetFileFormat]] instead of Spark's `ParquetFileFormat`.
+ * use [[FooterParquetFileFormat]] instead of Spark's `ParquetFileFormat`, and Delta Lake's scans
+ * Delta's own format with footers read through the footer library
+ * (`io.superspark.delta.FooterDeltaParquetFileFormat`).
  */
 case class SwapParquetFormat(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = AnalyzerTransforms.transformUp(plan) {
     case l @ LogicalRelation(r: HadoopFsRelation, _, _, _, _) if ParquetFormatRules.isSparkParquet(r.fileFormat) =>
       val options = r.options + (ParquetFormatRules.MarkerOption -> "true")
       l.copy(relation = r.copy(fileFormat = new FooterParquetFileFormat, options = options)(r.sparkSession))
+    case l @ LogicalRelation(r: HadoopFsRelation, _, _, _, _) if !r.options.contains(ParquetFormatRules.MarkerOption) &&
+        r.fileFormat.getClass.getName == DeltaTables.ParquetFormatClass && DeltaTables.available.isDefined =>
+      DeltaTables.available.flatMap(_.footerScanFormat(r.fileFormat)).fold(l) { format =>
+        val options = r.options + (ParquetFormatRules.MarkerOption -> "true")
+        l.copy(relation = r.copy(fileFormat = format, options = options)(r.sparkSession))
+      }
     case i: InsertIntoHadoopFsRelationCommand if ParquetFormatRules.isSparkParquet(i.fileFormat) =>
       i.copy(fileFormat = new FooterParquetFileFormat, options = i.options + (ParquetFormatRules.MarkerOption -> "true"))
   }

@@ -8,10 +8,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.DataFrame
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterBytes, FooterFiles}
+import io.superspark.parquet.footer.{FooterBytes, FooterColumns, FooterFiles}
 
 /** The verified-footer cache (issue 24): bound, LRU, threads, stale files, metrics, ALP's single footer read. */
 class FooterCacheSuite extends SparkSessionSuite {
+
+  override protected def extraConf: Map[String, String] =
+    Map("spark.hadoop.fs.countfs.impl" -> classOf[CountingFileSystem].getName)
 
   private def withTempDir(f: Path => Unit): Unit = {
     val dir = Files.createTempDirectory("footer-cache")
@@ -234,6 +237,63 @@ class FooterCacheSuite extends SparkSessionSuite {
       assert(FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
       assert(FooterCache.get(FooterCache.Key(file.toUri.toString.replace("file:///", "file:/"), Files.size(file),
         Files.getLastModifiedTime(file).toMillis)).exists(_.whole))
+    }
+  }
+
+  test("the row-based reader reads each footer byte once (parquet-java's record reader reads no footer), none once cached") {
+    withTempDir { dir =>
+      val ext = dir.resolve("ext").toString
+      val plain = dir.resolve("plain").toString
+      val data = spark.range(0, 3000, 1, 1).selectExpr("id", "id % 7 AS k", "CAST(id AS STRING) AS s")
+      writeExt(data, ext)
+      data.write.parquet(plain)
+      val Seq(extFile) = parquetFiles(Path.of(ext))
+      val Seq(plainFile) = parquetFiles(Path.of(plain))
+      val schema = data.schema
+      // an explicit schema: no inference, only the scan reads footers; countfs records what it reads
+      val q = (dir: String) => spark.read.schema(schema).parquet(s"countfs://${Path.of(dir).toUri.getPath}")
+        .where("k = 2").select("id", "s")
+      val expected = data.where("k = 2").select("id", "s").collect().map(_.toString).sorted.toSeq
+      def readLocal(f: Path) = { (off: Long, len: Int) =>
+        val ch = java.nio.channels.FileChannel.open(f)
+        try { val b = java.nio.ByteBuffer.allocate(len); while (b.hasRemaining && ch.read(b, off + b.position()) > 0) {}; b.array() }
+        finally ch.close()
+      }
+      /** Rows of the query over `dir` and how often each footer byte of `file` was read by it. */
+      def footerReads(dir: String, file: Path, vectorized: Boolean): (Seq[String], Array[Int]) = {
+        val whole = FooterFiles.readFooter(file)
+        withSQLConf("spark.sql.parquet.enableVectorizedReader" -> vectorized.toString) {
+          CountingFileSystem.reset()
+          val rows = q(dir).collect().map(_.toString).sorted.toSeq
+          (rows, CountingFileSystem.timesRead(file.toString, whole.footerOffset, whole.fileLength))
+        }
+      }
+      withSQLConf(FooterInterceptorConf.CacheEnabledKey -> "false") {
+        // with the extension: the extension part is read (its tail twice, as by the vectorized
+        // reader), the Thrift footer before it never, by either reader
+        val whole = FooterFiles.readFooter(extFile)
+        val part = FooterColumns.readExtensionOnly(extFile.toString, whole.fileLength, readLocal(extFile)).get
+        val thriftPart = (part.footerOffset - whole.footerOffset).toInt
+        val (rowRows, rowReads) = footerReads(ext, extFile, vectorized = false)
+        val (vecRows, vecReads) = footerReads(ext, extFile, vectorized = true)
+        assert(rowRows == expected && vecRows == expected)
+        assert(thriftPart > 0 && rowReads.take(thriftPart).forall(_ == 0))
+        assert(rowReads.toSeq == vecReads.toSeq && rowReads.drop(thriftPart).forall(_ >= 1))
+        // Thrift only, as the vectorized reader reads it: the footer once, but for its last 29
+        // bytes, read twice (first by the probe for an extension's trailer)
+        val plainFooter = FooterFiles.readFooter(plainFile)
+        val (plainRows, plainReads) = footerReads(plain, plainFile, vectorized = false)
+        val (_, plainVecReads) = footerReads(plain, plainFile, vectorized = true)
+        val n = plainFooter.footer.length
+        assert(plainRows == expected && plainReads.length == n + 8 && plainReads.toSeq == plainVecReads.toSeq)
+        assert(plainReads.take(n - 29).forall(_ == 1) && plainReads.slice(n - 29, n).forall(_ == 2))
+      }
+      // with the cache: the first row-based query reads the extension part, the second nothing
+      FooterCache.clear()
+      val (first, firstReads) = footerReads(ext, extFile, vectorized = false)
+      val (second, secondReads) = footerReads(ext, extFile, vectorized = false)
+      assert(first == expected && second == expected)
+      assert(firstReads.sum > 0 && secondReads.forall(_ == 0))
     }
   }
 }

@@ -28,8 +28,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.{SerializableConfiguration, Utils}
 
-import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, FinalFormRecordReader, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
-  OpenedFooter, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
+  FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
 // datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues`,
@@ -132,7 +132,9 @@ object ParquetFooterScan {
       assert(file.partitionValues.numFields == partitionSchema.size)
       val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
       val sharedConf = broadcastedHadoopConf.value.value
-      val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, enableVectorizedReader,
+      // Ours: both readers keep the stream and get the split's row groups, the row-based reader
+      // too (FooterRecordReader: parquet-java's record reader then reads no footer itself).
+      val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
         columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
         val o = ParquetFooterReader.openFileAndReadFooter(sharedConf, file, enableVectorizedReader)
         val stream = if (o.inputStreamOpt.isPresent) Some(o.inputStreamOpt.get) else None
@@ -214,8 +216,8 @@ object ParquetFooterScan {
               throw e
           }
         } else {
-          // Ours: parquet-java's record reader reads the footer again and hands the file schema
-          // to the read support, where Spark's converter refuses UUID: it gets it without.
+          // Ours: the file schema reaches the read support without UUID annotations, which
+          // Spark's converter refuses.
           val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
               datetimeRebaseSpec, int96RebaseSpec) {
             override def init(context: InitContext): ReadContext = super.init(new InitContext(
@@ -226,13 +228,19 @@ object ParquetFooterScan {
           }
           val recordFilter = if (pushed.isDefined && enableRecordFilter) FilterCompat.get(pushed.get, null)
             else FilterCompat.NOOP
-          // Ours: a final-form (PAR3) file gets its footer from the library.
-          val reader = if (opened.isFinal) new FinalFormRecordReader[InternalRow](readSupport, recordFilter)
-            else new ParquetRecordReader[InternalRow](readSupport, recordFilter)
+          // Ours: parquet-java's record reader gets the footer read above and its stream (no
+          // second footer read; a final-form PAR3 file, which parquet-java cannot open, too).
+          // Files Spark's own reader opened (no stream) stay with parquet-java's reader.
+          val reader = opened.inputStream match {
+            case Some(in) if opened.footerBytes != null =>
+              new FooterRecordReader[InternalRow](readSupport, recordFilter, opened.inputFile, opened.footer, in)
+            case _ => new ParquetRecordReader[InternalRow](readSupport, recordFilter)
+          }
           val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
           val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
           try {
             readerWithRowIndexes.initialize(split, hadoopAttemptContext)
+            shouldCloseInputStream = false
             val fullSchema = DataTypeUtils.toAttributes(requiredSchema) ++ DataTypeUtils.toAttributes(partitionSchema)
             val unsafeProjection = UnsafeProjection.create(fullSchema, fullSchema)
             if (partitionSchema.length == 0) {

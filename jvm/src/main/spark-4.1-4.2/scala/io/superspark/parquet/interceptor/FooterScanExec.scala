@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.collection.BitSet
 
 /**
- * Spark's `FileSourceScanExec` (the constructor of Spark 4.1 and 4.2) over a [[FooterParquetFileFormat]]
+ * Spark's `FileSourceScanExec` (the constructor of Spark 4.1 and 4.2) over a [[FooterScanFormat]]
  * that carries `footerMetrics`, with those counters among the node's SQL metrics
  * ([[FooterScanMetricsNode]]).
  */
@@ -32,7 +32,8 @@ object FooterScanExec {
   /** The scan with a fresh set of counters, given to its file format and to its metrics. */
   def apply(scan: FileSourceScanExec): FooterScanExec = {
     val metrics = FooterMetrics.create(scan.session.sparkContext)
-    val relation = scan.relation.copy(fileFormat = new FooterParquetFileFormat(Some(metrics)))(scan.relation.sparkSession)
+    val relation = scan.relation.copy(fileFormat =
+      scan.relation.fileFormat.asInstanceOf[FooterScanFormat].withScanMetrics(metrics))(scan.relation.sparkSession)
     new FooterScanExec(relation, scan.stream, scan.output, scan.requiredSchema, scan.partitionFilters,
       scan.optionalBucketSet, scan.optionalNumCoalescedBuckets, scan.dataFilters, scan.tableIdentifier,
       scan.disableBucketedScan)(metrics)
