@@ -36,11 +36,12 @@ object AlpFooter {
   val HintKey = "superspark.alp"
 
   /**
-   * The encoding that stands for ALP (10) in the `encodings` of the footers superspark reads
-   * with parquet-java when its converter fails on them (FooterReader): DELTA_LENGTH_BYTE_ARRAY
-   * (6), an encoding of BYTE_ARRAY columns only, never of a FLOAT/DOUBLE chunk ([[mayBeAlp]]).
+   * The encoding that stands for ALP (10) in the `encodings` of the footers the footer library
+   * reads with parquet-java, which lacks ALP (`ThriftForParquetJava.UnknownEncoding`,
+   * DELTA_LENGTH_BYTE_ARRAY: an encoding of BYTE_ARRAY columns only, never of a FLOAT/DOUBLE
+   * chunk, [[mayBeAlp]]).
    */
-  val ReadMarker = 6
+  val ReadMarker: Int = io.superspark.parquet.footer.ThriftForParquetJava.UnknownEncoding
 
   private val valueEncodings = {
     import org.apache.parquet.column.Encoding._

@@ -147,37 +147,17 @@ object FooterReader {
     def readWith(bytes: Array[Byte]) =
       converter(projection.useSignedStringMinMax).readParquetMetadata(new ByteArrayInputStream(bytes), filter)
     val md = try {
+      // An encoding (ALP = 10) or a logical type newer than parquet-java makes its converter
+      // fail: it then reads a copy without them (ThriftForParquetJava).
       try readWith(footer.footer) catch {
-        // An encoding (ALP = 10, docs/alp.md) or a logical type newer than parquet-java makes
-        // its converter fail: the ALP entries of `encodings` are read as the marker
-        // AlpFooter.ReadMarker (which records the ALP chunks for the scan; the pages still say
-        // ALP, so no reader decodes them as another encoding), a column of an unknown logical
-        // type as its physical type, as pyarrow does.
-        case e: NullPointerException =>
-          val bytes = io.superspark.parquet.alp.AlpFooter.maskAlpEncodings(footer.footer,
-            io.superspark.parquet.alp.AlpFooter.ReadMarker).getOrElse(footer.footer)
-          try readWith(bytes) catch {
-            case _: NullPointerException => withoutUnknownLogicalTypes(bytes).map(readWith).getOrElse(throw e)
-          }
+        case e: Exception if ThriftForParquetJava.isUnreadableByParquetJava(e) =>
+          ThriftForParquetJava.readable(footer.footer).map(readWith).getOrElse(throw e)
       }
     } catch {
       case e: Exception => throw new ParquetFooterException(
         s"${footer.path}: cannot read the Thrift footer at byte ${footer.footerOffset}: ${e.getMessage}", e)
     }
     project(md, projection)
-  }
-
-  /** The Thrift footer re-encoded without the logical types parquet-java does not know, if any. */
-  private def withoutUnknownLogicalTypes(thrift: Array[Byte]): Option[Array[Byte]] = {
-    val fmd = org.apache.parquet.format.Util.readFileMetaData(new ByteArrayInputStream(thrift))
-    val unknown = fmd.getSchema.asScala.filter(e => e.isSetLogicalType && e.getLogicalType.getSetField == null)
-    if (unknown.isEmpty) None
-    else {
-      unknown.foreach(_.unsetLogicalType())
-      val out = new java.io.ByteArrayOutputStream(thrift.length)
-      org.apache.parquet.format.Util.writeFileMetaData(fmd, out)
-      Some(out.toByteArray)
-    }
   }
 
   /** Applies a projection to metadata read in full (same result as a projected decode). */
