@@ -27,7 +27,9 @@ import io.superspark.parquet.footer.{fbs => fb}
  * offsets, row-group ordinals and row-index offsets.
  *
  * With a [[Projection]] it materializes only the selected columns and row groups.
- * The buffer must have passed [[FlatBufferVerifier]] for the same projection.
+ * The buffer's head must have passed [[FlatBufferVerifier.verifyHead]]; the column chunks are
+ * checked as they are read (verify-while-decode: a malformed one throws
+ * [[FlatBufferVerifier.Malformed]]).
  */
 object FlatBufferDecoder {
 

@@ -13,7 +13,10 @@ import java.nio.{ByteBuffer, ByteOrder}
  *
  * Two phases, so that a projected decode verifies only what it reads: [[verifyHead]] (root,
  * schema, key-value metadata, created_by, the row group tables) and [[verifyRowGroups]]
- * (each row group's column 0 and the selected columns, deeply).
+ * (each row group's column 0 and the selected columns, deeply). The decoder does not run the
+ * second phase apart: it checks each chunk with the same [[Walker]] as it reads it
+ * (`Walker.columnChunk`, whose checked fields it decodes), so the row groups are walked once;
+ * the phase stays for the Thrift rebuild, `verify` and the tests.
  */
 object FlatBufferVerifier {
 
