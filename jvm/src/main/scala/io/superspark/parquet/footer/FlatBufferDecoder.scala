@@ -27,7 +27,9 @@ import io.superspark.parquet.footer.{fbs => fb}
  * offsets, row-group ordinals and row-index offsets.
  *
  * With a [[Projection]] it materializes only the selected columns and row groups.
- * The buffer must have passed [[FlatBufferVerifier]] for the same projection.
+ * The buffer's head must have passed [[FlatBufferVerifier.verifyHead]]; the column chunks are
+ * checked as they are read (verify-while-decode: a malformed one throws
+ * [[FlatBufferVerifier.Malformed]]).
  */
 object FlatBufferDecoder {
 
@@ -38,6 +40,9 @@ object FlatBufferDecoder {
   private val Encodings: Array[PEncoding] = Array("PLAIN", "GROUP_VAR_INT", "PLAIN_DICTIONARY", "RLE",
     "BIT_PACKED", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY",
     "BYTE_STREAM_SPLIT").map(n => try PEncoding.valueOf(n) catch { case _: IllegalArgumentException => null })
+
+  /** Bit v set: FlatBuffer Encoding value v has no parquet-java equivalent. */
+  private val UnsupportedEncodings: Int = Encodings.indices.filter(Encodings(_) == null).map(1 << _).sum
 
   /**
    * The unmodifiable encoding set of each bitmask of FlatBuffer Encoding values (bit v set:
@@ -67,13 +72,17 @@ object FlatBufferDecoder {
   def decode(buf: ByteBuffer, projection: Projection = Projection.Full): ParquetMetadata = {
     val md = root(buf)
     val schema = FlatSchema.read(md)
-    decode(md, schema, selectLeaves(schema, projection), projection)
+    decode(md, schema, selectLeaves(schema, projection), projection, checkUnread = true)
   }
 
-  /** Decodes with the schema already read and the leaves already selected. */
+  /**
+   * Decodes with the schema already read (from a verified head) and the leaves already
+   * selected, verifying each column chunk as it reads it. `checkUnread = false`: the chunks of
+   * row groups the projection leaves out (by index) are not checked, nor read.
+   */
   private[footer] def decode(md: fb.FileMetaData, schema: FlatSchema, leaves: Array[Int],
-      projection: Projection): ParquetMetadata =
-    new FlatBufferDecoder(md, schema, leaves, projection).decode()
+      projection: Projection, checkUnread: Boolean): ParquetMetadata =
+    new FlatBufferDecoder(md, schema, leaves, projection, checkUnread).decode()
 
   private[footer] def selectLeaves(schema: FlatSchema, projection: Projection): Array[Int] =
     projection.columns match {
@@ -173,7 +182,7 @@ object FlatBufferDecoder {
 }
 
 private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, selectedLeaves: Array[Int],
-    projection: Projection) {
+    projection: Projection, checkUnread: Boolean) {
   import FlatBufferDecoder._
 
   private val createdBy: String = md.createdBy()
@@ -212,98 +221,144 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
 
   // ---- row groups ----
 
+  /**
+   * Verify-while-decode: each column chunk this decode reads is structurally checked by the
+   * walker as it is read (the checks of [[FlatBufferVerifier.verifyRowGroups]], in its order),
+   * and its fields come from that check: the row groups' tables are walked once. A malformed
+   * chunk stops the decode with [[FlatBufferVerifier.Malformed]] (offset and what), which
+   * [[FooterReader.decodeFlatBuffer]] reports as `malformed_flatbuffer`, as the verifier's walk did.
+   * The same chunks are checked as before: column 0 and the selected columns of every row group
+   * (kept or not), and every chunk of a row group without `total_compressed_size`.
+   */
+  private val walker = new FlatBufferVerifier.Walker(md.getByteBuffer)
+  private val verifyStatistics = !projection.lazyStatistics
+
   private def rowGroups(selected: Array[Int], leaves: Array[Leaf]): java.util.List[BlockMetaData] = {
     val n = md.rowGroupsLength
-    val blocks = new java.util.ArrayList[BlockMetaData]()
-    val keep = keepRowGroups(n)
+    val blocks = new java.util.ArrayList[BlockMetaData](n)
+    val range = projection.rowGroups.isInstanceOf[RowGroupSelection.Range]
     var rowIndex = 0L
     var r = 0
     while (r < n) {
       md.rowGroups(rgView, r)
       val rows = rgView.numRows
-      if (keep(r)) blocks.add(block(rgView, rowIndex, selected, leaves, r))
+      val byIndex = projection.rowGroups match {
+        case RowGroupSelection.All => true
+        case RowGroupSelection.Indices(ix) => ix.contains(r)
+        case _ => false
+      }
+      if (byIndex || range || checkUnread) {
+        val b = rowGroup(rgView, r, rowIndex, byIndex, selected, leaves)
+        if (b != null) blocks.add(b)
+      }
       rowIndex += rows
       r += 1
     }
     blocks
   }
 
-  private def keepRowGroups(n: Int): Array[Boolean] = projection.rowGroups match {
-    case RowGroupSelection.All => Array.fill(n)(true)
-    case RowGroupSelection.Indices(ix) => Array.tabulate(n)(ix.contains)
-    case RowGroupSelection.Range(start, end) =>
-      // parquet-java's filterFileMetaDataByMidpoint, for files whose chunks all carry metadata.
-      Array.tabulate(n) { r =>
-        md.rowGroups(rgView, r)
-        val first = rgView.columns(chunkView, 0).metaData(metaView)
-        var startIndex = first.dataPageOffset
-        if (first.hasDictionaryPageOffset && startIndex > first.dictionaryPageOffset) {
-          startIndex = first.dictionaryPageOffset
-        }
-        val totalSize = if (rgView.hasTotalCompressedSize) rgView.totalCompressedSize else {
-          var s = 0L
-          var j = 0
-          while (j < rgView.columnsLength) { s += rgView.columns(chunkView, j).metaData(metaView).totalCompressedSize; j += 1 }
-          s
-        }
+  /**
+   * Row group `r`: its chunks checked (column 0, the selected ones, all of them without
+   * `total_compressed_size`), and its `BlockMetaData` when the projection keeps it (else null).
+   */
+  private def rowGroup(rg: fb.RowGroup, r: Int, rowIndex: Long, byIndex: Boolean, selected: Array[Int],
+      leaves: Array[Leaf]): BlockMetaData = {
+    val w = walker
+    val leafCount = schema.leafCount
+    val cols = w.rowGroupColumns(FbAccess.pos(rg), leafCount)
+    // Column 0: the file path and the range filter read it.
+    var first = -1
+    var firstPath = -1
+    var startIndex = 0L
+    var totalSize = 0L
+    if (leafCount > 0) {
+      first = w.element(cols, 0)
+      w.columnChunk(first, verifyStatistics)
+      firstPath = w.filePathPos
+      startIndex = w.dataPageOffset
+      if (w.hasDictionaryPageOffset && startIndex > w.dictionaryPageOffset) startIndex = w.dictionaryPageOffset
+      totalSize = w.totalCompressedSize
+    }
+    if (!rg.hasTotalCompressedSize) {
+      // The range filter sums every chunk's size: every chunk is checked (as the verifier did).
+      var j = 1
+      while (j < leafCount) {
+        w.columnChunk(w.element(cols, j), verifyStatistics)
+        totalSize += w.totalCompressedSize
+        j += 1
+      }
+    } else totalSize = rg.totalCompressedSize
+    val keep = projection.rowGroups match {
+      case RowGroupSelection.Range(start, end) =>
+        // parquet-java's filterFileMetaDataByMidpoint, for files whose chunks all carry metadata.
+        if (leafCount == 0) throw new FooterDecodeException(s"row group $r has no column chunks")
         val mid = startIndex + totalSize / 2
         mid >= start && mid < end
+      case _ => byIndex
+    }
+    if (keep) block(rg, cols, first, firstPath, rowIndex, selected, leaves)
+    else {
+      var k = 0
+      while (k < selected.length) {
+        val pos = w.element(cols, selected(k))
+        if (pos != w.chunkPos) w.columnChunk(pos, verifyStatistics)
+        k += 1
       }
+      null
+    }
   }
 
-  private def block(rg: fb.RowGroup, rowIndex: Long, selected: Array[Int], leaves: Array[Leaf],
-      r: Int): BlockMetaData = {
+  private def block(rg: fb.RowGroup, cols: Int, first: Int, firstPath: Int, rowIndex: Long, selected: Array[Int],
+      leaves: Array[Leaf]): BlockMetaData = {
+    val w = walker
     val b = new BlockMetaData()
-    b.setRowCount(rg.numRows)
+    val rows = rg.numRows
+    b.setRowCount(rows)
     b.setTotalByteSize(rg.totalByteSize)
     b.setRowIndexOffset(rowIndex)
     if (rg.hasOrdinal) b.setOrdinal(rg.ordinal)
     val ordinal = rg.ordinal
-    val filePath = rg.columns(chunkView, 0).filePath()
-    if (rg.columnsLength != schema.leafCount) {
-      throw new FooterDecodeException(s"row group $r has ${rg.columnsLength} column chunks for ${schema.leafCount} leaves")
-    }
+    val filePath = if (firstPath < 0) null else chunkView.__assign(first, md.getByteBuffer).filePath()
     var k = 0
     while (k < selected.length) {
-      val j = selected(k)
-      rg.columns(chunkView, j)
-      val fp = chunkView.filePath()
-      if (fp != filePath && (fp == null || fp != filePath)) {
-        throw new ParquetDecodingException("all column chunks of the same row group must be in the same file for now")
+      val pos = w.element(cols, selected(k))
+      if (pos != w.chunkPos) w.columnChunk(pos, verifyStatistics)
+      if (w.filePathPos != firstPath) {
+        val fp = if (w.filePathPos < 0) null else chunkView.__assign(pos, md.getByteBuffer).filePath()
+        if (fp != filePath) {
+          throw new ParquetDecodingException("all column chunks of the same row group must be in the same file for now")
+        }
       }
-      b.addColumn(column(chunkView, rg.numRows, leaves(k), ordinal))
+      b.addColumn(column(rows, leaves(k), ordinal))
       k += 1
     }
     b.setPath(filePath)
     b
   }
 
-  private def column(c: fb.ColumnChunk, rowGroupRows: Long, leaf: Leaf, rowGroupOrdinal: Short): ColumnChunkMetaData = {
-    val m = c.metaData(metaView)
-    if (m == null) throw new FooterDecodeException("column chunk without metadata")
-    val codec = m.codec
-    if (codec < 0 || codec >= Codecs.length) throw new FooterDecodeException(s"unknown codec $codec")
-    val metaPos = FbAccess.pos(m)
-    val valueCount = if (m.hasNumValues) m.numValues else rowGroupRows
+  /** The column chunk the walker checked last, as parquet-java's metadata. */
+  private def column(rowGroupRows: Long, leaf: Leaf, rowGroupOrdinal: Short): ColumnChunkMetaData = {
+    val w = walker
+    val codec = Codecs(w.codec)
+    val metaPos = w.metaPos
+    val valueCount = if (w.hasNumValues) w.numValues else rowGroupRows
+    val stats = encodingStats(w.encodingStatsPos, metaPos)
+    val encodings = encodingsOf(w.encodingMask)
     val col = if (projection.lazyStatistics) {
-      new LazyColumnChunkMetaData(encodingStats(m), leaf.properties(Codecs(codec), encodings(m)), m.dataPageOffset,
-        m.dictionaryPageOffset, valueCount, m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics,
+      new LazyColumnChunkMetaData(stats, leaf.properties(codec, encodings), w.dataPageOffset,
+        w.dictionaryPageOffset, valueCount, w.totalCompressedSize, w.totalUncompressedSize, chunkStatistics,
         metaPos, leaf)
     } else {
-      ColumnChunkMetaData.get(leaf.path, leaf.primitive, Codecs(codec), encodingStats(m), encodings(m),
-        chunkStatistics.statistics(metaPos, leaf), m.dataPageOffset, m.dictionaryPageOffset, valueCount,
-        m.totalCompressedSize, m.totalUncompressedSize, chunkStatistics.sizeStatistics(metaPos, leaf.primitive),
+      ColumnChunkMetaData.get(leaf.path, leaf.primitive, codec, stats, encodings,
+        chunkStatistics.statistics(metaPos, leaf), w.dataPageOffset, w.dictionaryPageOffset, valueCount,
+        w.totalCompressedSize, w.totalUncompressedSize, chunkStatistics.sizeStatistics(metaPos, leaf.primitive),
         chunkStatistics.geospatialStatistics(metaPos))
     }
     col.setRowGroupOrdinal(rowGroupOrdinal)
-    if (m.hasBloomFilterOffset) col.setBloomFilterOffset(m.bloomFilterOffset)
-    if (m.hasBloomFilterLength) col.setBloomFilterLength(m.bloomFilterLength)
-    if (c.hasColumnIndexOffset && c.hasColumnIndexLength) {
-      col.setColumnIndexReference(new IndexReference(c.columnIndexOffset, c.columnIndexLength))
-    }
-    if (c.hasOffsetIndexOffset && c.hasOffsetIndexLength) {
-      col.setOffsetIndexReference(new IndexReference(c.offsetIndexOffset, c.offsetIndexLength))
-    }
+    if (w.hasBloomFilterOffset) col.setBloomFilterOffset(w.bloomFilterOffset)
+    if (w.hasBloomFilterLength) col.setBloomFilterLength(w.bloomFilterLength)
+    if (w.hasColumnIndex) col.setColumnIndexReference(new IndexReference(w.columnIndexOffset, w.columnIndexLength))
+    if (w.hasOffsetIndex) col.setOffsetIndexReference(new IndexReference(w.offsetIndexOffset, w.offsetIndexLength))
     col
   }
 
@@ -313,19 +368,10 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
     e
   }
 
-  private def encodings(m: fb.ColumnMetadata): java.util.Set[PEncoding] = {
-    val bb = m.getByteBuffer
-    val key = FbAccess.vector(bb, FbAccess.pos(m), 22)
-    if (key < 0) return encodingSet(0)
-    var mask = 0
-    var i = 0
-    val n = bb.getInt(key)
-    while (i < n) {
-      val v = bb.get(key + 4 + i)
-      encoding(v) // refuses values without a parquet-java equivalent
-      mask |= 1 << v
-      i += 1
-    }
+  /** The encoding set of a mask of checked encoding values (0-9), refusing values parquet-java lacks. */
+  private def encodingsOf(mask: Int): java.util.Set[PEncoding] = {
+    val missing = mask & UnsupportedEncodings
+    if (missing != 0) encoding(Integer.numberOfTrailingZeros(missing)) // throws: no parquet-java equivalent
     encodingSet(mask)
   }
 
@@ -333,14 +379,13 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
    * Immutable, so shared between chunks whose stats are the same vector (the writer shares
    * identical vectors): built once per distinct vector instead of once per chunk.
    */
-  private def encodingStats(m: fb.ColumnMetadata): EncodingStats = {
-    val bb = m.getByteBuffer
-    val vec = FbAccess.vector(bb, FbAccess.pos(m), 24)
+  private def encodingStats(vec: Int, metaPos: Int): EncodingStats = {
     if (vec < 0) return null
     // The writer shares identical vectors: most chunks hit the last one.
     if (vec == lastEncodingStatsVector) return lastEncodingStats
     var stats = encodingStatsCache.get(vec)
     if (stats == null) {
+      val m = metaView.__assign(metaPos, md.getByteBuffer)
       val builder = new EncodingStats.Builder()
       var i = 0
       while (i < m.encodingStatsLength) {

@@ -13,7 +13,10 @@ import java.nio.{ByteBuffer, ByteOrder}
  *
  * Two phases, so that a projected decode verifies only what it reads: [[verifyHead]] (root,
  * schema, key-value metadata, created_by, the row group tables) and [[verifyRowGroups]]
- * (each row group's column 0 and the selected columns, deeply).
+ * (each row group's column 0 and the selected columns, deeply). The decoder does not run the
+ * second phase apart: it checks each chunk with the same [[Walker]] as it reads it
+ * (`Walker.columnChunk`, whose checked fields it decodes), so the row groups are walked once;
+ * the phase stays for the Thrift rebuild, `verify` and the tests.
  */
 object FlatBufferVerifier {
 
@@ -82,8 +85,33 @@ object FlatBufferVerifier {
    * `Long` packing its vtable position, vtable size and object size ([[table]]), so verifying
    * 200,000 column chunks creates no objects.
    */
-  private final class Walker(bb: ByteBuffer) {
+  private[footer] final class Walker(bb: ByteBuffer) {
     private val limit = bb.limit()
+
+    // ---- The last column chunk [[columnChunk]] checked, as the decoder reads it ----
+    // (verify-while-decode: the decoder takes each chunk's fields from here, read once, by
+    // the check that bounds them; nothing of a chunk is read before it is checked)
+
+    /** Position of the last column chunk checked (-1: none). */
+    var chunkPos: Int = -1
+    /** Its file_path string (the position of its length word), or -1 when absent. */
+    var filePathPos: Int = -1
+    var hasColumnIndex: Boolean = false; var columnIndexOffset: Long = 0L; var columnIndexLength: Int = 0
+    var hasOffsetIndex: Boolean = false; var offsetIndexOffset: Long = 0L; var offsetIndexLength: Int = 0
+    /** Position of its ColumnMetadata table. */
+    var metaPos: Int = 0
+    /** Codec value, 0-7 (checked). */
+    var codec: Int = 0
+    var hasNumValues: Boolean = false; var numValues: Long = 0L
+    var totalUncompressedSize: Long = 0L; var totalCompressedSize: Long = 0L
+    var dataPageOffset: Long = 0L
+    var hasDictionaryPageOffset: Boolean = false; var dictionaryPageOffset: Long = 0L
+    var hasBloomFilterOffset: Boolean = false; var bloomFilterOffset: Long = 0L
+    var hasBloomFilterLength: Boolean = false; var bloomFilterLength: Int = 0
+    /** Bit v set: encoding value v (0-9, checked) is in the encodings vector. */
+    var encodingMask: Int = 0
+    /** Its encoding_stats vector (the position of its length word; entries checked), or -1. */
+    var encodingStatsPos: Int = -1
 
     private def fail(at: Long, msg: String): Nothing = throw new Malformed(at.toInt max 0, msg)
 
@@ -269,9 +297,8 @@ object FlatBufferVerifier {
       while (g < groups) {
         val rg = follow(p + 4 + 4 * g)
         val t = table(rg)
-        val c = ref(rg, t, S.Columns)
-        val n = if (c < 0) 0 else vector(c, 4)
-        if (n != leafCount) fail(rg, s"row group with $n column chunks for $leafCount leaf columns")
+        val c = rowGroupColumns(rg, leafCount)
+        val n = leafCount
         // Without total_compressed_size the range filter sums every chunk's size: verify all.
         val all = selected == null || field(t, S.RgTotalCompressed) == 0
         var j = 0
@@ -283,40 +310,123 @@ object FlatBufferVerifier {
       }
     }
 
-    private def columnChunk(pos: Int, statistics: Boolean): Unit = {
-      val t = table(pos)
-      optString(pos, t, S.FilePath)
-      scalar(pos, t, S.CiOffset, 8); scalar(pos, t, S.CiLength, 4); scalar(pos, t, S.OiOffset, 8)
-      scalar(pos, t, S.OiLength, 4); scalar(pos, t, S.ChunkFileOffset, 8)
-      val m = ref(pos, t, S.MetaData)
-      if (m < 0) fail(pos, "column chunk without metadata")
-      columnMetadata(m, statistics)
+    /**
+     * The vector of column chunks of the row group table at `rowGroupPos` (checked by
+     * [[head]]): its position, after checking it has `leafCount` entries (-1: no vector and no leaves).
+     */
+    def rowGroupColumns(rowGroupPos: Int, leafCount: Int): Int = {
+      val t = table(rowGroupPos)
+      val c = ref(rowGroupPos, t, S.Columns)
+      val n = if (c < 0) 0 else vector(c, 4)
+      if (n != leafCount) fail(rowGroupPos, s"row group with $n column chunks for $leafCount leaf columns")
+      c
+    }
+
+    /** The table entry `j` of a vector of tables whose length was checked (by [[vector]]). */
+    def element(vectorPos: Int, j: Int): Int = follow(vectorPos + 4 + 4 * j)
+
+    /**
+     * Checks the column chunk table at `pos` with its metadata (and, with `statistics`, its
+     * statistics tables) and records its fields in this walker's chunk fields above.
+     */
+    // The vtable of the last ColumnChunk / ColumnMetadata table that passed every check, with
+    // its table word (see [[table]]) and field offsets: FlatBuffers writers share one vtable
+    // between the tables of the same shape, and every check that depends on the vtable alone
+    // (its bounds and size, each field's offset within the table) gives the same answer for
+    // each table that uses it. A table of a known vtable gets the checks of its own bytes (the
+    // table inside the buffer, its offsets' targets, vectors, strings and values), in the same
+    // order, so it is refused for the same reason at the same offset.
+    private var ccVt = -1L; private var ccT = 0L
+    private var ccFp, ccCio, ccCil, ccOio, ccOil, ccMeta = 0
+    private var cmVt = -1L; private var cmT = 0L
+    private var cmCodec, cmNv, cmTu, cmTc, cmDp, cmDict, cmBo, cmBl, cmKv, cmEnc, cmStats = 0
+
+    /** The vtable position of the table at pos (after checking its first 4 bytes). */
+    private def vtableOf(pos: Int): Long = {
+      need(pos, 4, "table")
+      pos.toLong - bb.getInt(pos)
+    }
+
+    /**
+     * Checks the column chunk table at `pos` with its metadata (and, with `statistics`, its
+     * statistics tables) and records its fields in this walker's chunk fields above.
+     */
+    def columnChunk(pos: Int, statistics: Boolean): Unit = {
+      chunkPos = -1
+      val vt = vtableOf(pos)
+      val known = vt == ccVt
+      val t = if (known) { need(pos, objSizeOf(ccT), "table"); ccT } else table(pos)
+      val fo = if (known) ccFp else scalar(pos, t, S.FilePath, 4)
+      val fp = if (fo == 0) -1 else follow(pos + fo)
+      if (fp >= 0) string(fp)
+      filePathPos = fp
+      val cio = if (known) ccCio else scalar(pos, t, S.CiOffset, 8)
+      val cil = if (known) ccCil else scalar(pos, t, S.CiLength, 4)
+      val oio = if (known) ccOio else scalar(pos, t, S.OiOffset, 8)
+      val oil = if (known) ccOil else scalar(pos, t, S.OiLength, 4)
+      if (!known) scalar(pos, t, S.ChunkFileOffset, 8)
+      hasColumnIndex = cio != 0 && cil != 0
+      if (hasColumnIndex) { columnIndexOffset = bb.getLong(pos + cio); columnIndexLength = bb.getInt(pos + cil) }
+      hasOffsetIndex = oio != 0 && oil != 0
+      if (hasOffsetIndex) { offsetIndexOffset = bb.getLong(pos + oio); offsetIndexLength = bb.getInt(pos + oil) }
+      val mo = if (known) ccMeta else scalar(pos, t, S.MetaData, 4)
+      if (mo == 0) fail(pos, "column chunk without metadata")
+      if (!known) { ccVt = vt; ccT = t; ccFp = fo; ccCio = cio; ccCil = cil; ccOio = oio; ccOil = oil; ccMeta = mo }
+      columnMetadata(follow(pos + mo), statistics)
+      chunkPos = pos
     }
 
     private def columnMetadata(pos: Int, statistics: Boolean): Unit = {
-      val t = table(pos)
-      enumValue(pos, t, S.Codec, 7, "compression codec")
-      scalar(pos, t, S.NumValues, 8); scalar(pos, t, S.TotalUncompressed, 8); scalar(pos, t, S.TotalCompressed, 8)
-      scalar(pos, t, S.DataPageOffset, 8); scalar(pos, t, S.IndexPageOffset, 8); scalar(pos, t, S.DictPageOffset, 8)
-      scalar(pos, t, S.BloomOffset, 8)
-      scalar(pos, t, S.BloomLength, 4)
-      val kv = ref(pos, t, S.ColKv)
+      val vt = vtableOf(pos)
+      val known = vt == cmVt
+      val t = if (known) { need(pos, objSizeOf(cmT), "table"); cmT } else table(pos)
+      metaPos = pos
+      val co = if (known) cmCodec else scalar(pos, t, S.Codec, 1)
+      val cv = if (co == 0) 0 else bb.get(pos + co)
+      if (cv < 0 || cv > 7) fail(pos + co, s"unknown compression codec $cv")
+      codec = cv
+      val nv = if (known) cmNv else scalar(pos, t, S.NumValues, 8)
+      hasNumValues = nv != 0
+      numValues = if (nv == 0) 0L else bb.getLong(pos + nv)
+      val tu = if (known) cmTu else scalar(pos, t, S.TotalUncompressed, 8)
+      totalUncompressedSize = if (tu == 0) 0L else bb.getLong(pos + tu)
+      val tc = if (known) cmTc else scalar(pos, t, S.TotalCompressed, 8)
+      totalCompressedSize = if (tc == 0) 0L else bb.getLong(pos + tc)
+      val dpo = if (known) cmDp else scalar(pos, t, S.DataPageOffset, 8)
+      dataPageOffset = if (dpo == 0) 0L else bb.getLong(pos + dpo)
+      if (!known) scalar(pos, t, S.IndexPageOffset, 8)
+      val dp = if (known) cmDict else scalar(pos, t, S.DictPageOffset, 8)
+      hasDictionaryPageOffset = dp != 0
+      dictionaryPageOffset = if (dp == 0) 0L else bb.getLong(pos + dp)
+      val bo = if (known) cmBo else scalar(pos, t, S.BloomOffset, 8)
+      hasBloomFilterOffset = bo != 0
+      bloomFilterOffset = if (bo == 0) 0L else bb.getLong(pos + bo)
+      val bl = if (known) cmBl else scalar(pos, t, S.BloomLength, 4)
+      hasBloomFilterLength = bl != 0
+      bloomFilterLength = if (bl == 0) 0 else bb.getInt(pos + bl)
+      val kvo = if (known) cmKv else scalar(pos, t, S.ColKv, 4)
+      val kv = if (kvo == 0) -1 else follow(pos + kvo)
       if (kv >= 0) {
         val n = vector(kv, 4)
         var i = 0
         while (i < n) { keyValue(follow(kv + 4 + 4 * i)); i += 1 }
       }
-      val e = ref(pos, t, S.Encodings)
+      val eo = if (known) cmEnc else scalar(pos, t, S.Encodings, 4)
+      val e = if (eo == 0) -1 else follow(pos + eo)
+      var mask = 0
       if (e >= 0) {
         val n = vector(e, 1)
         var i = 0
         while (i < n) {
           val v = bb.get(e + 4 + i)
           if (v < 0 || v > 9) fail(e + 4 + i, s"unknown encoding $v")
+          mask |= 1 << v
           i += 1
         }
       }
-      val s = ref(pos, t, S.EncodingStats)
+      encodingMask = mask
+      val so = if (known) cmStats else scalar(pos, t, S.EncodingStats, 4)
+      val s = if (so == 0) -1 else follow(pos + so)
       if (s >= 0) {
         val n = vector(s, 8)
         var i = 0
@@ -327,9 +437,14 @@ object FlatBufferVerifier {
           i += 1
         }
       }
+      encodingStatsPos = s
       if (statistics) chunkStatistics(pos, t)
-      else {
+      else if (!known) {
         scalar(pos, t, S.Statistics, 4); scalar(pos, t, S.SizeStatistics, 4); scalar(pos, t, S.GeoStatistics, 4)
+      }
+      if (!known) {
+        cmVt = vt; cmT = t; cmCodec = co; cmNv = nv; cmTu = tu; cmTc = tc; cmDp = dpo; cmDict = dp; cmBo = bo; cmBl = bl
+        cmKv = kvo; cmEnc = eo; cmStats = so
       }
     }
 

@@ -18,10 +18,11 @@ object FooterColumns {
   def topLevelNames(footer: FooterBytes): Option[Array[String]] = FooterLayout.locate(footer) match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-      if (FlatBufferVerifier.verifyHead(buf).isDefined) None
+      val known = footer.verifiedHead
+      if (known == null && FlatBufferVerifier.verifyHead(buf).isDefined) None
       else {
         try {
-          val schema = FlatSchema.read(FlatBufferDecoder.root(buf))
+          val schema = if (known != null) known else FlatSchema.read(FlatBufferDecoder.root(buf))
           val out = ArrayBuffer.empty[String]
           var i = 1
           while (i < schema.subtreeEnd(0)) {
@@ -46,18 +47,14 @@ object FooterColumns {
   def readSchemaOnly(footer: FooterBytes, strict: Boolean): FooterReadResult = FooterLayout.locate(footer) match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-      val decoded = FlatBufferVerifier.verifyHead(buf) match {
-        case Some(reason) => Left(reason)
-        case None =>
-          try {
-            val md = FlatBufferDecoder.root(buf)
-            FooterReader.schemaVersionProblem(md, ext.form).toLeft {
-              val schema = FlatSchema.read(md)
-              FlatBufferDecoder.decode(md, schema, FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups)
-            }
-          } catch {
-            case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
-          }
+      val decoded = FooterReader.head(buf, ext.form, footer).flatMap { schema =>
+        try {
+          Right(FlatBufferDecoder.decode(FlatBufferDecoder.root(buf), schema,
+            FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups, checkUnread = false))
+        } catch {
+          case m: FlatBufferVerifier.Malformed => Left(FallbackReason.MalformedFlatBuffer(m.offset, m.getMessage))
+          case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+        }
       }
       decoded match {
         case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)

@@ -25,6 +25,14 @@ final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long,
    */
   lazy val located: FooterLayout.Located =
     if (isFinal) FooterLayout.locateFinal(footer) else FooterLayout.locate(footer)
+
+  /**
+   * The schema of the located FlatBuffer once its head was verified and found fit for its form
+   * (`FooterReader.head`), null until then: kept per instance like [[located]], so a footer the
+   * cache serves again is not verified again (its row groups' chunks are still checked as each
+   * decode reads them). Immutable; a race computes it twice.
+   */
+  @volatile @transient private[footer] var verifiedHead: FlatSchema = _
 }
 
 /** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */

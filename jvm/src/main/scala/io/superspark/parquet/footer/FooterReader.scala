@@ -65,7 +65,7 @@ object FooterReader {
       case FooterLayout.Corrupt(reason, form) => fallBack(footer, projection, strict || form == FooterForm.Final, reason)
       case FooterLayout.Present(ext) =>
         val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-        decodeFlatBuffer(buf, projection, ext.form) match {
+        decodeFlatBuffer(buf, projection, ext.form, footer) match {
           case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)
           case Left(reason) => fallBack(footer, projection, strict || ext.form == FooterForm.Final,
             shift(reason, ext.flatBufferOffset))
@@ -87,7 +87,41 @@ object FooterReader {
    * lazy statistics (the default) a chunk's statistics tables are verified when first read.
    */
   def decodeFlatBuffer(buf: ByteBuffer, projection: Projection = Projection.Full,
-      form: FooterForm = FooterForm.Private): Either[FallbackReason, ParquetMetadata] = {
+      form: FooterForm = FooterForm.Private): Either[FallbackReason, ParquetMetadata] =
+    decodeFlatBuffer(buf, projection, form, null)
+
+  /**
+   * The same, for the FlatBuffer of `footer` (its located extension, of `form`), or of no
+   * footer (null): the head's verification and the schema read from it are kept with the
+   * footer instance ([[head]]), so a footer decoded again (a footer cache hit) verifies only
+   * the row groups' chunks it reads, while it decodes them.
+   */
+  private[footer] def decodeFlatBuffer(buf: ByteBuffer, projection: Projection, form: FooterForm,
+      footer: FooterBytes): Either[FallbackReason, ParquetMetadata] =
+    head(buf, form, footer).flatMap { schema =>
+      try {
+        val md = FlatBufferDecoder.root(buf)
+        val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
+        // Each column chunk is verified as it is decoded (lazy statistics: when first read).
+        Right(FlatBufferDecoder.decode(md, schema, leaves, projection, checkUnread = true))
+      } catch {
+        case m: FlatBufferVerifier.Malformed => Left(FallbackReason.MalformedFlatBuffer(m.offset, m.getMessage))
+        // A sound buffer that is not valid Parquet metadata: parquet-java's builders and our
+        // decoder reject it with runtime exceptions. Never propagated: the caller falls back.
+        case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      }
+    }
+
+  /**
+   * The head of a FlatBuffer of `form`: root, schema, key-value metadata and row-group tables
+   * verified ([[FlatBufferVerifier.verifyHead]]), its schema version fit for the form, and its
+   * schema read. With a `footer` (whose located FlatBuffer `buf` is), a sound head is kept with
+   * that instance (`FooterBytes.verifiedHead`): its bytes never change, so the next decode of
+   * the same instance skips these checks. A refusal is not kept (it is computed again).
+   */
+  private[footer] def head(buf: ByteBuffer, form: FooterForm, footer: FooterBytes): Either[FallbackReason, FlatSchema] = {
+    val known = if (footer == null) null else footer.verifiedHead
+    if (known != null) return Right(known)
     FlatBufferVerifier.verifyHead(buf) match {
       case Some(reason) => Left(reason)
       case None =>
@@ -97,19 +131,10 @@ object FooterReader {
             case Some(reason) => Left(reason)
             case None =>
               val schema = FlatSchema.read(md)
-              val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
-              val selected = new Array[Boolean](schema.leafCount)
-              leaves.foreach(selected(_) = true)
-              // Lazy statistics are verified when first read (ChunkStatistics).
-              FlatBufferVerifier.verifyRowGroups(buf, schema.leafCount, selected,
-                statistics = !projection.lazyStatistics) match {
-                case Some(reason) => Left(reason)
-                case None => Right(FlatBufferDecoder.decode(md, schema, leaves, projection))
-              }
+              if (footer != null) footer.verifiedHead = schema
+              Right(schema)
           }
         } catch {
-          // A sound buffer that is not valid Parquet metadata: parquet-java's builders and our
-          // decoder reject it with runtime exceptions. Never propagated: the caller falls back.
           case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
         }
     }

@@ -8,7 +8,8 @@ import io.superspark.parquet.footer.FooterBytes
  * [[FooterOpener]] read them (the extension part alone, or the whole footer) once their
  * FlatBuffer was found sound, so the next read of that footer, by another task or query, does
  * no I/O. The CRCs were checked when the bytes were read (once per instance,
- * `FooterBytes.located`); a hit verifies the FlatBuffer's projected part and decodes it as a
+ * `FooterBytes.located`), and so was the FlatBuffer's head (`FooterBytes.verifiedHead`); a hit
+ * verifies the column chunks it reads while it decodes them, and decodes them as a
  * miss does.
  *
  * Keyed by path, length and modification time, as the file system reports them when the file
