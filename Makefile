@@ -5,8 +5,8 @@
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
 # its own venv (.venv-spark4.x) made by `SPARK_LINE=4.x dev/setup.sh`.
 SPARK_LINE ?= 4.3
-ALL_LINES = 4.1 4.2 4.3
-OTHER_LINES ?= 4.1 4.2
+ALL_LINES = 4.0 4.1 4.2 4.3
+OTHER_LINES ?= 4.0 4.1 4.2
 # What runs on the other lines: the suites that touch line-specific code, and Delta Lake.
 LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.*
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
@@ -30,7 +30,7 @@ test: shared-notice setup
 	.venv/bin/python -m pytest -ra tests
 	$(MAKE) test-lines
 
-# The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest).
+# The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest): 4.0, 4.1, 4.2.
 test-lines:
 	set -e; for l in $(OTHER_LINES); do \
 	  echo "[superspark] Spark line $$l"; \

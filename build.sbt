@@ -16,18 +16,22 @@ ThisBuild / version := "0.1.0"
 ThisBuild / scalaVersion := "2.13.18"
 
 /** Each supported Spark line and the pyspark release its jar is built against (the newest patch on PyPI). */
-lazy val SparkLines = Map("4.1" -> "4.1.4", "4.2" -> "4.2.1", "4.3" -> "4.3.0")
+lazy val SparkLines = Map("4.0" -> "4.0.5", "4.1" -> "4.1.4", "4.2" -> "4.2.1", "4.3" -> "4.3.0")
 lazy val sparkLine = {
   val l = sys.env.getOrElse("SPARK_LINE", "4.3")
   require(SparkLines.contains(l), s"SPARK_LINE=$l: supported lines are ${SparkLines.keys.toSeq.sorted.mkString(", ")}")
   l
 }
-/** Delta Lake's artifact for each line it supports (delta-spark 4.4.0: Spark 4.0, 4.1 and 4.2; 4.0 has no superspark jar yet). */
+/** Delta Lake's artifact for each line it supports (delta-spark 4.4.0: Spark 4.0, 4.1 and 4.2). */
 lazy val DeltaVersion = "4.4.0"
-lazy val DeltaArtifacts = Map("4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_4.2_2.13")
+lazy val DeltaArtifacts = Map("4.0" -> "delta-spark_4.0_2.13", "4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_4.2_2.13")
+/** Source folders that several lines share, and the lines each serves (docs/spark-lines.md). */
+lazy val SharedLineDirs = Seq("spark-4.0-4.2" -> Set("4.0", "4.1", "4.2"), "spark-4.1-4.3" -> Set("4.1", "4.2", "4.3"))
+/** The parquet-java adapter's folder of each line: its parquet-java version (4.0: 1.15.2; 4.1: 1.16; 4.2, 4.3: 1.17). */
+lazy val ParquetJavaDirs = Map("4.0" -> "parquet-1.15").withDefaultValue("parquet-1.16+")
 /** Source folders of a line: its own, then the ones it shares with other lines. */
 def lineSourceDirs(base: File, kind: String): Seq[File] = {
-  val shared = (if (sparkLine == "4.3") Nil else Seq("spark-4.1-4.2")) :+
+  val shared = SharedLineDirs.collect { case (d, lines) if lines(sparkLine) => d } :+ ParquetJavaDirs(sparkLine) :+
     (if (DeltaArtifacts.contains(sparkLine)) "delta" else "no-delta")
   (s"spark-$sparkLine" +: shared).map(d => base / "jvm" / "src" / kind / d / "scala")
 }

@@ -4,12 +4,14 @@
 # The generated classes are committed: the build never needs flatc.
 #
 # Generator: flatc 2.0.8 (Debian bookworm `flatbuffers-compiler`, `apt-get install
-# flatbuffers-compiler`). Runtime: flatbuffers-java 25.2.10 (what Spark ships).
-# flatc emits, in every class, `ValidateVersion() { Constants.FLATBUFFERS_2_0_8(); }`: a
-# compile-time check that the runtime matches the generator. 25.2.10 has no such method (it
-# has FLATBUFFERS_25_2_10), so this script rewrites exactly that one call to the runtime we
-# build against. Nothing else is touched: the wire format and the accessors flatc 2.0.8
-# generates only use runtime methods 25.2.10 still has (the build compiles them).
+# flatbuffers-compiler`). Runtime: the flatbuffers-java each Spark line ships (25.2.10 on 4.1-4.3,
+# 24.3.25 on 4.0). flatc emits, in every class, `ValidateVersion() { Constants.FLATBUFFERS_2_0_8(); }`:
+# a compile-time check that the runtime matches the generator. Neither runtime has that method
+# (each has its own FLATBUFFERS_<version>), so this script rewrites exactly that one call to
+# `io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()`, which each line's folder
+# defines against its runtime (jvm/src/main/spark-4.0/, spark-4.1-4.3/). Nothing else is touched:
+# the wire format and the accessors flatc 2.0.8 generates only use runtime methods both runtimes
+# have (every line's build compiles them).
 #
 # Usage: dev/gen-footer-fbs.sh [OUT_DIR]   (default: jvm/src/main/java; the tests pass a
 # temporary folder to check that the committed classes match the schema).
@@ -31,10 +33,10 @@ flatc --java -o "$tmp" "$schema"
 rm -rf "$pkg_dir"
 mkdir -p "$pkg_dir"
 for f in "$tmp"/io/superspark/parquet/footer/fbs/*.java; do
-  sed -e 's/Constants\.FLATBUFFERS_2_0_8()/Constants.FLATBUFFERS_25_2_10()/' "$f" > "$pkg_dir/$(basename "$f")"
+  sed -e 's/Constants\.FLATBUFFERS_2_0_8()/io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()/' "$f" > "$pkg_dir/$(basename "$f")"
 done
 if grep -rq 'FLATBUFFERS_2_0_8' "$pkg_dir"; then
   echo "dev/gen-footer-fbs.sh: version call left unrewritten" >&2
   exit 1
 fi
-echo "generated $(ls "$pkg_dir" | wc -l) classes in $pkg_dir (flatc 2.0.8, runtime 25.2.10)"
+echo "generated $(ls "$pkg_dir" | wc -l) classes in $pkg_dir (flatc 2.0.8; ValidateVersion calls FlatBuffersRuntime)"

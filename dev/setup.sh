@@ -11,7 +11,7 @@ line="${SPARK_LINE:-4.3}"
 if [ "$line" = "4.3" ]; then venv=.venv; reqs=dev/requirements.txt
 else venv=".venv-spark$line"; reqs="dev/requirements-spark$line.txt"; fi
 if [ ! -f "$reqs" ]; then
-  echo "[superspark] SPARK_LINE=$line is not a supported line (no $reqs); supported: 4.1 4.2 4.3" >&2
+  echo "[superspark] SPARK_LINE=$line is not a supported line (no $reqs); supported: 4.0 4.1 4.2 4.3" >&2
   exit 2
 fi
 if [ ! -x "$venv/bin/python" ]; then

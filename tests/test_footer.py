@@ -240,7 +240,13 @@ def test_generated_classes_target_the_runtime_version():
     assert len(sources) >= 25
     text = "".join(open(f).read() for f in sources)
     assert "FLATBUFFERS_2_0_8" not in text
-    assert text.count("Constants.FLATBUFFERS_25_2_10()") == text.count("ValidateVersion()") > 0
+    call = "io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()"
+    assert text.count(call) == text.count("ValidateVersion()") > 0
+    # Each line's FlatBuffersRuntime checks the flatbuffers-java that line's pyspark ships.
+    for folder, runtime in (("spark-4.0", "24_3_25"), ("spark-4.1-4.3", "25_2_10")):
+        path = os.path.join(REPO, "jvm", "src", "main", folder, "scala", "io", "superspark", "parquet", "footer",
+                            "FlatBuffersRuntime.scala")
+        assert f"Constants.FLATBUFFERS_{runtime}()" in open(path).read(), path
 
 
 @pytest.mark.skipif(shutil.which("flatc") is None, reason="flatc (Debian flatbuffers-compiler) not installed")

@@ -22,7 +22,7 @@ EXTENSIONS_CLASS = "io.superspark.SuperSparkExtensions"
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 #: The Spark minor lines with a superspark jar, ``superspark-spark<line>_2.13-<version>.jar`` each.
-SUPPORTED_SPARK_LINES = ("4.1", "4.2", "4.3")
+SUPPORTED_SPARK_LINES = ("4.0", "4.1", "4.2", "4.3")
 
 __all__ = ["EXTENSIONS_CLASS", "SUPPORTED_SPARK_LINES", "UnsupportedSparkLineError", "jar_path", "session",
            "spark_line", "__version__"]

@@ -10,7 +10,6 @@ import io.superspark.parquet.footer.fbs.LogicalType;
 import io.superspark.parquet.footer.fbs.SchemaElement;
 import io.superspark.parquet.footer.fbs.TimeOptions;
 import io.superspark.parquet.footer.fbs.VariantType;
-import org.apache.parquet.column.schema.EdgeInterpolationAlgorithm;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.OriginalType;
@@ -319,24 +318,23 @@ final class FlatSchema {
         IntOptions o = (IntOptions) e.logicalType(new IntOptions());
         return LogicalTypeAnnotation.intType(o.bitWidth(), o.isSigned());
       }
-      case LogicalType.NullType: return LogicalTypeAnnotation.unknownType();
+      // UNKNOWN, VARIANT, GEOMETRY, GEOGRAPHY: through the parquet-java adapter (null, no annotation, on 1.15)
+      case LogicalType.NullType: return ParquetJavaShims.unknownType();
       case LogicalType.JsonType: return LogicalTypeAnnotation.jsonType();
       case LogicalType.BsonType: return LogicalTypeAnnotation.bsonType();
       case LogicalType.UUIDType: return LogicalTypeAnnotation.uuidType();
       case LogicalType.Float16Type: return LogicalTypeAnnotation.float16Type();
       case LogicalType.VariantType: {
         VariantType v = (VariantType) e.logicalType(new VariantType());
-        return LogicalTypeAnnotation.variantType(v.hasSpecificationVersion() ? v.specificationVersion() : (byte) 0);
+        return ParquetJavaShims.variantType(v.hasSpecificationVersion() ? v.specificationVersion() : (byte) 0);
       }
       case LogicalType.GeometryType: {
         GeometryType g = (GeometryType) e.logicalType(new GeometryType());
-        return LogicalTypeAnnotation.geometryType(g.crs());
+        return ParquetJavaShims.geometryType(g.crs());
       }
       case LogicalType.GeographyType: {
         GeographyType g = (GeographyType) e.logicalType(new GeographyType());
-        EdgeInterpolationAlgorithm algorithm =
-            g.hasAlgorithm() ? EdgeInterpolationAlgorithm.findByValue(g.algorithm()) : null;
-        return LogicalTypeAnnotation.geographyType(g.crs(), algorithm);
+        return ParquetJavaShims.geographyType(g.crs(), g.hasAlgorithm() ? g.algorithm() : -1);
       }
       default: throw new FooterDecodeException("unknown logical type " + t);
     }

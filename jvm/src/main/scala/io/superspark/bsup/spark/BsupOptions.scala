@@ -103,7 +103,8 @@ final class BsupOptions(@transient val parameters: CaseInsensitiveMap[String], d
 
 object BsupOptions extends DataSourceOptions {
   val MODE: String = newOption("mode")
-  val COLUMN_NAME_OF_CORRUPT_RECORD: String = newOption(DataSourceOptions.COLUMN_NAME_OF_CORRUPT_RECORD)
+  // Spark's name ("columnNameOfCorruptRecord"; DataSourceOptions has the constant from 4.1 on).
+  val COLUMN_NAME_OF_CORRUPT_RECORD: String = newOption("columnNameOfCorruptRecord")
   val VARIANT: String = newOption("variant")
   val SAMPLING_RATIO: String = newOption("samplingRatio")
   val SAMPLING_VALUES: String = newOption("samplingValues")

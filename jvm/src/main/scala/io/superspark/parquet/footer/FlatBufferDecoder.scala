@@ -7,8 +7,6 @@ import java.util.{Collections, HashMap => JHashMap, HashSet => JHashSet}
 import org.apache.parquet.CorruptStatistics
 import org.apache.parquet.column.{Encoding => PEncoding, EncodingStats}
 import org.apache.parquet.column.statistics.{SizeStatistics => PSizeStatistics, Statistics => PStatistics}
-import org.apache.parquet.column.statistics.geospatial.{BoundingBox => PBoundingBox,
-  GeospatialStatistics => PGeospatialStatistics, GeospatialTypes}
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ColumnChunkProperties, ColumnPath,
   CompressionCodecName, FileMetaData => PFileMetaData, ParquetMetadata}
 import org.apache.parquet.internal.hadoop.metadata.IndexReference
@@ -129,17 +127,18 @@ object FlatBufferDecoder {
     case _: EnumLogicalTypeAnnotation | _: BsonLogicalTypeAnnotation | _: UUIDLogicalTypeAnnotation |
          _: JsonLogicalTypeAnnotation | _: StringLogicalTypeAnnotation => Unsigned
     case _: Float16LogicalTypeAnnotation => Signed
-    case _: UnknownLogicalTypeAnnotation | _: DecimalLogicalTypeAnnotation | _: MapKeyValueTypeAnnotation |
+    case _: DecimalLogicalTypeAnnotation | _: MapKeyValueTypeAnnotation |
          _: MapLogicalTypeAnnotation | _: ListLogicalTypeAnnotation => Unknown
     case _: TimeLogicalTypeAnnotation | _: TimestampLogicalTypeAnnotation => Signed
-    case _: GeometryLogicalTypeAnnotation => Unknown
+    case a if ParquetJavaShims.hasUnknownSortOrder(a) => Unknown // UNKNOWN, GEOMETRY (parquet-java 1.16+)
     case _ => defaultSortOrder(t.getPrimitiveTypeName)
   }
 
   private def isStringish(a: LogicalTypeAnnotation): Boolean = a match {
     case null => true
     case _: StringLogicalTypeAnnotation | _: EnumLogicalTypeAnnotation | _: JsonLogicalTypeAnnotation |
-         _: Float16LogicalTypeAnnotation | _: UnknownLogicalTypeAnnotation => true
+         _: Float16LogicalTypeAnnotation => true
+    case a if ParquetJavaShims.isUnknownType(a) => true
     case _ => false
   }
 
@@ -349,7 +348,7 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
         w.dictionaryPageOffset, valueCount, w.totalCompressedSize, w.totalUncompressedSize, chunkStatistics,
         metaPos, leaf)
     } else {
-      ColumnChunkMetaData.get(leaf.path, leaf.primitive, codec, stats, encodings,
+      ParquetJavaShims.columnChunkMetaData(leaf.path, leaf.primitive, codec, stats, encodings,
         chunkStatistics.statistics(metaPos, leaf), w.dataPageOffset, w.dictionaryPageOffset, valueCount,
         w.totalCompressedSize, w.totalUncompressedSize, chunkStatistics.sizeStatistics(metaPos, leaf.primitive),
         chunkStatistics.geospatialStatistics(metaPos))
@@ -544,20 +543,9 @@ private[footer] final class ChunkStatistics(bb: ByteBuffer, createdBy: String, v
       if (rep < 0) null else FbAccess.longs(bb, rep), if (defs < 0) null else FbAccess.longs(bb, defs))
   }
 
-  def geospatialStatistics(metadataPosition: Int): PGeospatialStatistics = {
+  /** Built by the parquet-java adapter (none on parquet-java 1.15, which has no geospatial statistics). */
+  def geospatialStatistics(metadataPosition: Int): ParquetJavaShims.GeospatialStatistics = {
     verify(metadataPosition)
-    val g = new fb.ColumnMetadata().__assign(metadataPosition, bb).geospatialStatistics()
-    if (g == null) return null
-    val x = g.bbox()
-    val bbox = if (x == null) null else new PBoundingBox(x.xmin, x.xmax, x.ymin, x.ymax,
-      if (x.hasZmin) x.zmin else Double.NaN, if (x.hasZmax) x.zmax else Double.NaN,
-      if (x.hasMmin) x.mmin else Double.NaN, if (x.hasMmax) x.mmax else Double.NaN)
-    val types = if (g.geospatialTypesAsByteBuffer() == null) null else {
-      val set = new JHashSet[Integer]()
-      var i = 0
-      while (i < g.geospatialTypesLength) { set.add(g.geospatialTypes(i)); i += 1 }
-      new GeospatialTypes(set)
-    }
-    new PGeospatialStatistics(bbox, types)
+    ParquetJavaShims.geospatialStatistics(new fb.ColumnMetadata().__assign(metadataPosition, bb).geospatialStatistics())
   }
 }

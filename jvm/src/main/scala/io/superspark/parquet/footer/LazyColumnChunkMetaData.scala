@@ -2,8 +2,7 @@ package io.superspark.parquet.footer
 
 import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
-import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics
-import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkProperties}
+import org.apache.parquet.hadoop.metadata.ColumnChunkProperties
 
 /**
  * A column chunk whose statistics, size statistics and geospatial statistics are decoded
@@ -30,11 +29,11 @@ private[footer] final class LazyColumnChunkMetaData(
     totalUncompressedSize: Long,
     source: ChunkStatistics,
     metadataPosition: Int,
-    leaf: FlatBufferDecoder.Leaf) extends ColumnChunkMetaData(encodingStats, properties) {
+    leaf: FlatBufferDecoder.Leaf) extends GeospatialColumnChunkMetaData(encodingStats, properties) {
 
   @volatile private var stats: Statistics[_] = _
   @volatile private var sizeStats: Option[SizeStatistics] = _
-  @volatile private var geoStats: Option[GeospatialStatistics] = _
+  @volatile private var geoStats: Option[ParquetJavaShims.GeospatialStatistics] = _
 
   override def getFirstDataPageOffset: Long = firstDataPage
   override def getDictionaryPageOffset: Long = dictionaryPage
@@ -68,7 +67,8 @@ private[footer] final class LazyColumnChunkMetaData(
     s.orNull
   }
 
-  override def getGeospatialStatistics: GeospatialStatistics = {
+  /** `getGeospatialStatistics` on parquet-java 1.16+ (GeospatialColumnChunkMetaData); none on 1.15. */
+  override protected def lazyGeospatialStatistics: ParquetJavaShims.GeospatialStatistics = {
     var s = geoStats
     if (s == null) {
       s = try Option(source.geospatialStatistics(metadataPosition)) catch {

@@ -4,7 +4,6 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
-import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData, ParquetMetadata}
 import org.apache.parquet.internal.hadoop.metadata.IndexReference
 
@@ -61,7 +60,7 @@ object MetadataDiff {
       () => same(s"$where total size", x.getTotalSize, y.getTotalSize),
       () => same(s"$where total uncompressed size", x.getTotalUncompressedSize, y.getTotalUncompressedSize),
       () => sizeStatistics(s"$where size statistics", x.getSizeStatistics, y.getSizeStatistics),
-      () => geospatial(s"$where geospatial statistics", x.getGeospatialStatistics, y.getGeospatialStatistics),
+      () => same(s"$where geospatial statistics", ParquetJavaShims.geospatialView(x), ParquetJavaShims.geospatialView(y)),
       () => same(s"$where row group ordinal", x.getRowGroupOrdinal, y.getRowGroupOrdinal),
       () => same(s"$where bloom filter offset", x.getBloomFilterOffset, y.getBloomFilterOffset),
       () => same(s"$where bloom filter length", x.getBloomFilterLength, y.getBloomFilterLength),
@@ -99,9 +98,4 @@ object MetadataDiff {
     same(where, view(x), view(y))
   }
 
-  private def geospatial(where: => String, x: GeospatialStatistics, y: GeospatialStatistics): Option[String] = {
-    def view(s: GeospatialStatistics) = if (s == null) null else (
-      Option(s.getBoundingBox).map(_.toString), Option(s.getGeospatialTypes).map(_.toString), s.isValid)
-    same(where, view(x), view(y))
-  }
 }

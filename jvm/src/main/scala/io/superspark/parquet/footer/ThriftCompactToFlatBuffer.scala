@@ -3,8 +3,7 @@ package io.superspark.parquet.footer
 import java.nio.ByteBuffer
 
 import com.google.flatbuffers.FlatBufferBuilder
-import org.apache.parquet.format.{CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm, Encoding,
-  FieldRepetitionType, PageType, Type}
+import org.apache.parquet.format.{CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, PageType, Type}
 
 import io.superspark.parquet.footer.{ThriftCompactWriter => T} // compact type ids
 import io.superspark.parquet.footer.{ThriftFormatReason => R}
@@ -34,6 +33,13 @@ object ThriftCompactToFlatBuffer {
   private[footer] final class RowCountGuessWrong extends RuntimeException(null, null, false, false)
 
   /** An enum value parquet-java knows (it reads others as null, which the converters refuse). */
+  /**
+   * parquet-format's EdgeInterpolationAlgorithm values (SPHERICAL, VINCENTY, THOMAS, ANDOYER,
+   * KARNEY), listed here: the transcoder works on the bytes, on every line, and parquet-format
+   * 1.15 (Spark 4.0) has no such enum.
+   */
+  private val edgeInterpolationAlgorithm: Int => AnyRef = v => if (v >= 0 && v <= 4) Integer.valueOf(v) else null
+
   private def known(v: Int, what: String, find: Int => AnyRef): Byte =
     if (find(v) == null) refuse(s"unknown $what value $v") else v.toByte
 }
@@ -401,8 +407,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
         var algorithm = -1
         while (r.nextField()) r.fieldId match {
           case 1 => r.expect("GeographyType", T.Binary); crs = newString()
-          case 2 => algorithm = known(i32("GeographyType"), "edge interpolation algorithm",
-            EdgeInterpolationAlgorithm.findByValue)
+          case 2 => algorithm = known(i32("GeographyType"), "edge interpolation algorithm", edgeInterpolationAlgorithm)
           case _ => r.skip()
         }
         fb.GeographyType.startGeographyType(b)

@@ -341,25 +341,8 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
       case BSON => (fb.LogicalType.BsonType, empty())
       case UUID => (fb.LogicalType.UUIDType, empty())
       case FLOAT16 => (fb.LogicalType.Float16Type, empty())
-      case VARIANT =>
-        val v = lt.getVARIANT
-        fb.VariantType.startVariantType(b)
-        if (v.isSetSpecification_version) fb.VariantType.addSpecificationVersion(b, v.getSpecification_version)
-        (fb.LogicalType.VariantType, fb.VariantType.endVariantType(b))
-      case GEOMETRY =>
-        val g = lt.getGEOMETRY
-        val crs = if (g.isSetCrs) b.createString(g.getCrs) else 0
-        fb.GeometryType.startGeometryType(b)
-        if (crs != 0) fb.GeometryType.addCrs(b, crs)
-        (fb.LogicalType.GeometryType, fb.GeometryType.endGeometryType(b))
-      case GEOGRAPHY =>
-        val g = lt.getGEOGRAPHY
-        val crs = if (g.isSetCrs) b.createString(g.getCrs) else 0
-        fb.GeographyType.startGeographyType(b)
-        if (crs != 0) fb.GeographyType.addCrs(b, crs)
-        if (g.isSetAlgorithm) fb.GeographyType.addAlgorithm(b, enumValue(g.getAlgorithm, "edge interpolation algorithm"))
-        (fb.LogicalType.GeographyType, fb.GeographyType.endGeographyType(b))
-      case other => refuse(s"logical type $other")
+      // VARIANT, GEOMETRY, GEOGRAPHY: through the parquet-java adapter (parquet-format 1.16+)
+      case other => ParquetJavaShims.newerLogicalType(b, lt).getOrElse(refuse(s"logical type $other"))
     }
   }
 
@@ -436,7 +419,7 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
       b.endVector()
     })
     val sizeStats = if (m.isSetSize_statistics) sizeStatistics(m.getSize_statistics) else 0
-    val geoStats = if (m.isSetGeospatial_statistics) geospatialStatistics(m.getGeospatial_statistics) else 0
+    val geoStats = ParquetJavaShims.geospatialStatistics(b, m) // none on parquet-java 1.15
     fb.ColumnMetadata.startColumnMetadata(b)
     val codec = enumValue(m.getCodec, "compression codec")
     if (codec != 0) fb.ColumnMetadata.addCodec(b, codec)
@@ -495,30 +478,6 @@ private final class ThriftToFlatBuffer(md: TFileMetaData, extensions: Seq[Thrift
     if (rep != 0) fb.SizeStatistics.addRepetitionLevelHistogram(b, rep)
     if (defs != 0) fb.SizeStatistics.addDefinitionLevelHistogram(b, defs)
     fb.SizeStatistics.endSizeStatistics(b)
-  }
-
-  private def geospatialStatistics(g: org.apache.parquet.format.GeospatialStatistics): Int = {
-    val types = if (g.isSetGeospatial_types) {
-      val t = g.getGeospatial_types
-      fb.GeospatialStatistics.createGeospatialTypesVector(b, Array.tabulate(t.size)(i => t.get(i).intValue))
-    } else 0
-    val bbox = if (g.isSetBbox) {
-      val x = g.getBbox
-      fb.BoundingBox.startBoundingBox(b)
-      fb.BoundingBox.addXmin(b, x.getXmin)
-      fb.BoundingBox.addXmax(b, x.getXmax)
-      fb.BoundingBox.addYmin(b, x.getYmin)
-      fb.BoundingBox.addYmax(b, x.getYmax)
-      if (x.isSetZmin) fb.BoundingBox.addZmin(b, x.getZmin)
-      if (x.isSetZmax) fb.BoundingBox.addZmax(b, x.getZmax)
-      if (x.isSetMmin) fb.BoundingBox.addMmin(b, x.getMmin)
-      if (x.isSetMmax) fb.BoundingBox.addMmax(b, x.getMmax)
-      fb.BoundingBox.endBoundingBox(b)
-    } else 0
-    fb.GeospatialStatistics.startGeospatialStatistics(b)
-    if (bbox != 0) fb.GeospatialStatistics.addBbox(b, bbox)
-    if (types != 0) fb.GeospatialStatistics.addGeospatialTypes(b, types)
-    fb.GeospatialStatistics.endGeospatialStatistics(b)
   }
 
   // ---- key-value metadata and strings ----

@@ -34,7 +34,7 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
       sparkSession: SparkSession,
       parameters: Map[String, String],
       files: Seq[FileStatus]): Option[StructType] = {
-    if (FooterInterceptorConf.readEnabled(getSqlConf(sparkSession))) {
+    if (FooterInterceptorConf.readEnabled(sparkSession.sessionState.conf)) {
       ParquetFooterScan.inferSchema(sparkSession, parameters, files)
     } else {
       super.inferSchema(sparkSession, parameters, files)
@@ -65,7 +65,7 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val sqlConf = getSqlConf(sparkSession)
+    val sqlConf = sparkSession.sessionState.conf
     // Archive inputs (a Spark 4.3 feature) stay on Spark's own reader.
     if (!FooterInterceptorConf.readEnabled(sqlConf) || org.apache.spark.sql.superspark.SparkLineShims.archiveFormatEnabled(new ParquetOptions(options, sqlConf))) {
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
@@ -83,7 +83,7 @@ class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends Parque
       options: Map[String, String],
       dataSchema: StructType): OutputWriterFactory = {
     val factory = super.prepareWrite(sparkSession, job, options, dataSchema)
-    val sqlConf = getSqlConf(sparkSession)
+    val sqlConf = sparkSession.sessionState.conf
     val alp = AlpWriteOptions.resolve(dataSchema, options, sqlConf)
     alp.foreach { case (ordinals, form) =>
       AlpWriteOptions.set(job.getConfiguration, ordinals, form)

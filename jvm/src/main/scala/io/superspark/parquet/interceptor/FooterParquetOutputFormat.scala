@@ -35,7 +35,9 @@ class FooterParquetOutputFormat[T](
   override def getRecordWriter(conf: Configuration, file: Path, codec: CompressionCodecName,
       mode: ParquetFileWriter.Mode): RecordWriter[Void, T] = {
     val writeSupport = getWriteSupport(conf)
-    val propsBuilder = org.apache.spark.sql.superspark.SparkLineShims.lineWriterProperties(ParquetProperties.builder(), conf)
+    // Hook: the settings only some lines' parquet-java has (row-group row count limit: 1.16+; byte stream split: 1.17).
+    val propsBuilder = org.apache.spark.sql.superspark.SparkLineShims.lineWriterProperties(
+      io.superspark.parquet.footer.ParquetJavaShims.writerProperties(ParquetProperties.builder(), conf), conf)
       .withPageSize(getPageSize(conf))
       .withDictionaryPageSize(getDictionaryPageSize(conf))
       .withDictionaryEncoding(getEnableDictionary(conf))
@@ -51,7 +53,6 @@ class FooterParquetOutputFormat[T](
       .withMaxBloomFilterBytes(getBloomFilterMaxBytes(conf))
       .withBloomFilterEnabled(getBloomFilterEnabled(conf))
       .withAdaptiveBloomFilterEnabled(getAdaptiveBloomFilterEnabled(conf))
-      .withRowGroupRowCountLimit(conf.getInt(BLOCK_ROW_COUNT_LIMIT, ParquetProperties.DEFAULT_ROW_GROUP_ROW_COUNT_LIMIT))
       .withPageRowCountLimit(conf.getInt(PAGE_ROW_COUNT_LIMIT, ParquetProperties.DEFAULT_PAGE_ROW_COUNT_LIMIT))
       .withPageWriteChecksumEnabled(getPageWriteChecksumEnabled(conf))
       .withStatisticsEnabled(getStatisticsEnabled(conf))

@@ -19,7 +19,7 @@ import org.apache.parquet.io.{InputFile, ParquetDecodingException, SeekableInput
  * file); this one builds parquet-java's `ParquetFileReader` around `footer` (the split's row
  * groups, as parquet-java's range filter picks them, and the projected columns) and the stream
  * `FooterOpener` opened, and initializes the record reader's internal reader with it (through
- * reflection: `InternalParquetRecordReader` is package-private in parquet-java 1.16/1.17).
+ * reflection: `InternalParquetRecordReader` is package-private in parquet-java 1.15 to 1.17).
  * Row-group filtering (statistics, dictionaries, bloom filters) and record filtering are
  * parquet-java's, from the same configuration keys. The reader owns `stream` once
  * `initialize` returned.
@@ -36,7 +36,8 @@ class FooterRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat.Fi
     }
     val conf = context.getConfiguration
     val options = HadoopReadOptions.builder(conf, path).withRange(start, start + length).build()
-    val reader = new ParquetFileReader(file, footer, options, stream)
+    // The parquet-java adapter: 1.16+ takes the InputFile, 1.15 the Hadoop path (the same reader).
+    val reader = io.superspark.parquet.footer.ParquetJavaShims.fileReader(file, path, conf, footer, options, stream)
     try {
       FooterRecordReader.refuseUnsplittableDeltas(reader, conf)
       FooterRecordReader.initializeInternal(this, reader, conf)

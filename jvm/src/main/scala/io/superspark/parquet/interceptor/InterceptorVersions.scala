@@ -52,7 +52,7 @@ object InterceptorVersions extends Logging {
   private def majorMinor(version: String): String = version.split("[.-]").take(2).mkString(".")
 
   /** The Spark lines superspark builds a jar for, `superspark-spark<line>_2.13` each. */
-  val SupportedLines: Seq[String] = Seq("4.1", "4.2", "4.3")
+  val SupportedLines: Seq[String] = Seq("4.0", "4.1", "4.2", "4.3")
 
   /**
    * Fails the session's start when this jar was built for another Spark line than the running

@@ -94,7 +94,7 @@ class FooterCorruptionSuite extends AnyFunSuite {
           md.getBlocks.asScala.zip(expected.getBlocks.asScala).foreach { case (b, e) =>
             b.getColumns.asScala.zip(e.getColumns.asScala).foreach { case (c, ec) =>
               val st = c.getStatistics
-              c.getSizeStatistics; c.getGeospatialStatistics; c.getEncodingStats; c.getPrimitiveType
+              c.getSizeStatistics; ParquetJavaShims.geospatialView(c); c.getEncodingStats; c.getPrimitiveType
               if (st.isEmpty && !ec.getStatistics.isEmpty) emptied += 1
             }
           }

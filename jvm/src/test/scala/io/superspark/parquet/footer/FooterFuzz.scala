@@ -64,7 +64,7 @@ object FooterFuzz {
     md.getBlocks.asScala.foreach { b =>
       b.getRowCount; b.getTotalByteSize
       b.getColumns.asScala.foreach { c =>
-        c.getStatistics; c.getSizeStatistics; c.getGeospatialStatistics; c.getEncodingStats; c.getPrimitiveType
+        c.getStatistics; c.getSizeStatistics; ParquetJavaShims.geospatialView(c); c.getEncodingStats; c.getPrimitiveType
         c.getEncodings; c.getFirstDataPageOffset; c.getDictionaryPageOffset; c.getTotalSize; c.getColumnIndexReference
         c.getOffsetIndexReference; c.getBloomFilterOffset
       }

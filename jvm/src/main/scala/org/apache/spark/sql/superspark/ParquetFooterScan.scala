@@ -26,16 +26,17 @@ import org.apache.spark.sql.execution.datasources.parquet._
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.util.{SerializableConfiguration, Utils}
+import org.apache.spark.util.Utils
 
 import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
-  FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
+  FooterRecordReader, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
 // datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues`,
 // `setupHadoopConf`, `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala
-// (`inferSchema`'s file choice). Correct for Spark 4.3.x only: on any other version the
-// extension does not install the interceptor (io.superspark.parquet.interceptor.InterceptorVersions).
+// (`inferSchema`'s file choice). Where Spark 4.0, 4.1 or 4.2 differ, the code calls the line's
+// adapter, SparkLineShims, at a `Hook:` mark. Correct for the jar's Spark line only: on any other
+// version the extension does not install the interceptor (io.superspark.parquet.interceptor.InterceptorVersions).
 
 /**
  * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
@@ -96,7 +97,8 @@ object ParquetFooterScan {
       vectorizedAllowed: Boolean = true): PartitionedFile => Iterator[InternalRow] = {
     val sqlConf = sparkSession.sessionState.conf
     setupHadoopConf(hadoopConf, sqlConf, requiredSchema)
-    val broadcastedHadoopConf = SerializableConfiguration.broadcast(sparkSession.sparkContext, hadoopConf)
+    // Hook: the line's broadcast (`SerializableConfiguration.broadcast` from 4.1).
+    val broadcastedHadoopConf = SparkLineShims.broadcastHadoopConf(sparkSession.sparkContext, hadoopConf)
     val resultSchema = StructType(partitionSchema.fields ++ requiredSchema.fields)
     val enableOffHeapColumnVector = sqlConf.offHeapColumnVectorEnabled
     // Hook: `vectorizedAllowed` (FLOAT16 columns on a line whose vectorized reader cannot read them).
@@ -136,9 +138,8 @@ object ParquetFooterScan {
       // too (FooterRecordReader: parquet-java's record reader then reads no footer itself).
       val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
         columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
-        val o = ParquetFooterReader.openFileAndReadFooter(sharedConf, file, enableVectorizedReader)
-        val stream = if (o.inputStreamOpt.isPresent) Some(o.inputStreamOpt.get) else None
-        OpenedFooter(o.footer, o.inputFile, stream, o.footer.getFileMetaData.getSchema)
+        // Hook: Spark's own footer read (`ParquetFooterReader.openFileAndReadFooter` from 4.1).
+        SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
       }
       var shouldCloseInputStream = opened.inputStream.isDefined
       try {
@@ -195,9 +196,8 @@ object ParquetFooterScan {
           }
           val iter = new RecordReaderIterator(vectorizedReader)
           try {
-            vectorizedReader.initialize(split, context, Some(opened.inputFile),
-              opened.inputStream, Some(opened.footer))
-            shouldCloseInputStream = false
+            // Hook: the line's `initialize` (4.1+: the footer, the file and its stream; 4.0: the footer).
+            shouldCloseInputStream = !SparkLineShims.initializeVectorized(vectorizedReader, split, context, opened)
             vectorizedReader.initBatch(partitionSchema, file.partitionValues)
             alpColumns match {
               case None =>
@@ -317,9 +317,7 @@ object ParquetFooterScan {
           caseSensitive = true, strict, metrics, cacheBytes) match {
           case Some(o) => (o.footer, o.fileSchema)
           case None =>
-            val raw = ParquetFooterReader.readFooter(
-              org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf),
-              org.apache.parquet.format.converter.ParquetMetadataConverter.SKIP_ROW_GROUPS)
+            val raw = SparkLineShims.readSchemaFooter(conf, f) // Hook: the line's footer read, no row groups
             (ParquetLogicalTypes.forSpark(raw), raw.getFileMetaData.getSchema)
         })
       } catch {

@@ -2,20 +2,16 @@ package io.superspark.parquet.interceptor.v2
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.conf.Configuration
-import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.metric.CustomMetric
-import org.apache.spark.sql.connector.read.{PartitionReaderFactory, VariantExtraction}
+import org.apache.spark.sql.connector.read.PartitionReaderFactory
 import org.apache.spark.sql.execution.WholeStageCodegenExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, PartitioningAwareFileIndex}
+import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetUtils}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
-import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.util.SerializableConfiguration
 
 import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
@@ -26,22 +22,13 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
  * reader of the interceptor (`ParquetFooterScan.buildReader`, filter pushdown and row-group
  * pruning, vectorized and row-based readers) and report the footer counts as custom metrics.
  * Pushed aggregates are answered from footers read the same way ([[FooterAggregateReaderFactory]]).
+ *
+ * The behaviour, shared by every line; the class, with the line's `ParquetScan` constructor, is
+ * `FooterParquetScan` in the line's folder (4.1+: with the pushed variant extractions).
  */
-class FooterParquetScan(
-    sparkSession: SparkSession,
-    hadoopConf: Configuration,
-    fileIndex: PartitioningAwareFileIndex,
-    dataSchema: StructType,
-    readDataSchema: StructType,
-    readPartitionSchema: StructType,
-    pushedFilters: Array[Filter],
-    options: CaseInsensitiveStringMap,
-    pushedAggregate: Option[Aggregation],
-    partitionFilters: Seq[Expression],
-    dataFilters: Seq[Expression],
-    pushedVariantExtractions: Array[VariantExtraction])
-  extends ParquetScan(sparkSession, hadoopConf, fileIndex, dataSchema, readDataSchema, readPartitionSchema,
-    pushedFilters, options, pushedAggregate, partitionFilters, dataFilters, pushedVariantExtractions) {
+trait FooterParquetScanBase extends ParquetScan {
+  /** The session's settings (`FileScan.conf` from 4.1). */
+  private def sessionConf: SQLConf = sparkSession.sessionState.conf
 
   override def createReaderFactory(): PartitionReaderFactory =
     if (pushedAggregate.nonEmpty) aggregateReaderFactory(pushedAggregate.get) else readerFactory()
@@ -51,8 +38,8 @@ class FooterParquetScan(
    * FLOAT16 columns are read by rows on lines whose vectorized reader cannot read them.
    */
   private def columnar(resultSchema: StructType): Boolean =
-    ParquetUtils.isBatchReadSupportedForSchema(conf, resultSchema) && conf.wholeStageEnabled &&
-      !WholeStageCodegenExec.isTooManyFields(conf, resultSchema) &&
+    ParquetUtils.isBatchReadSupportedForSchema(sessionConf, resultSchema) && sessionConf.wholeStageEnabled &&
+      !WholeStageCodegenExec.isTooManyFields(sessionConf, resultSchema) &&
       (org.apache.spark.sql.superspark.SparkLineShims.vectorizedFloat16 ||
         io.superspark.parquet.interceptor.Float16Columns.positions(resultSchema).isEmpty)
 
@@ -67,29 +54,23 @@ class FooterParquetScan(
     val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
       caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> batches.toString), hadoopConf,
       FooterMetrics.create(sparkSession.sparkContext))
-    new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, conf))
+    new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, sessionConf))
   }
 
   /** Pushed aggregates: one row per file from its footer's statistics (readDataSchema is the aggregates'). */
   private def aggregateReaderFactory(aggregation: Aggregation): PartitionReaderFactory = {
     val broadcastedConf = sparkSession.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
-    val parquetOptions = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, conf)
+    val parquetOptions = new ParquetOptions(options.asCaseSensitiveMap.asScala.toMap, sessionConf)
     new FooterAggregateReaderFactory(broadcastedConf, dataSchema, readDataSchema, readPartitionSchema, aggregation,
       parquetOptions, parquetOptions.datetimeRebaseModeInRead,
-      columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), conf.offHeapColumnVectorEnabled,
-      conf.caseSensitiveAnalysis, FooterInterceptorConf.strict(conf), FooterInterceptorConf.cacheBytes(conf),
+      columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), sessionConf.offHeapColumnVectorEnabled,
+      sessionConf.caseSensitiveAnalysis, FooterInterceptorConf.strict(sessionConf), FooterInterceptorConf.cacheBytes(sessionConf),
       FooterMetrics.create(sparkSession.sparkContext))
   }
 
-  override def supportedCustomMetrics(): Array[CustomMetric] =
-    super.supportedCustomMetrics() ++ FooterScanMetrics.supported
+  /** Spark's metrics and the footer counts: each line's class reports these as `supportedCustomMetrics`. */
+  protected def footerCustomMetrics(spark: Array[CustomMetric]): Array[CustomMetric] = spark ++ FooterScanMetrics.supported
 
   // FileScan names the format after the class ("footerparquet"); keep Spark's "parquet".
   override def getMetaData(): Map[String, String] = super.getMetaData() + ("Format" -> "parquet")
-}
-
-object FooterParquetScan {
-  def apply(s: ParquetScan): FooterParquetScan = new FooterParquetScan(s.sparkSession, s.hadoopConf, s.fileIndex,
-    s.dataSchema, s.readDataSchema, s.readPartitionSchema, s.pushedFilters, s.options, s.pushedAggregate,
-    s.partitionFilters, s.dataFilters, s.pushedVariantExtractions)
 }

@@ -5,8 +5,8 @@ import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOptions}
 import org.apache.spark.sql.types.StructType
 
-/** The members of `SparkLineShims` that Spark 4.1 and 4.2 share (docs/spark-lines.md). */
-trait SparkLine41To42Shims {
+/** The members of `SparkLineShims` that Spark 4.0, 4.1 and 4.2 share (docs/spark-lines.md). */
+trait SparkLine40To42Shims {
   /** No pruning by the required schema before 4.3. */
   def parquetFilters(schema: MessageType, pushDownDate: Boolean, pushDownTimestamp: Boolean,
       pushDownDecimal: Boolean, pushDownStringPredicate: Boolean, pushDownInFilterThreshold: Int,

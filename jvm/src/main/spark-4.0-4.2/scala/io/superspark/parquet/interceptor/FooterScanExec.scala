@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.collection.BitSet
 
 /**
- * Spark's `FileSourceScanExec` (the constructor of Spark 4.1 and 4.2) over a [[FooterScanFormat]]
+ * Spark's `FileSourceScanExec` (the constructor of Spark 4.0, 4.1 and 4.2) over a [[FooterScanFormat]]
  * that carries `footerMetrics`, with those counters among the node's SQL metrics
  * ([[FooterScanMetricsNode]]).
  */
