@@ -173,7 +173,8 @@ object FooterReader {
       converter(projection.useSignedStringMinMax).readParquetMetadata(new ByteArrayInputStream(bytes), filter)
     val md = try {
       // An encoding (ALP = 10) or a logical type newer than parquet-java makes its converter
-      // fail: it then reads a copy without them (ThriftForParquetJava).
+      // fail: it then reads a copy without them (ThriftForParquetJava). `readWith` runs
+      // parquet-java's code only.
       try readWith(footer.footer) catch {
         case e: Exception if ThriftForParquetJava.isUnreadableByParquetJava(e) =>
           ThriftForParquetJava.readable(footer.footer).map(readWith).getOrElse(throw e)

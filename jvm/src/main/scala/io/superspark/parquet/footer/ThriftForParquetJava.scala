@@ -36,15 +36,15 @@ object ThriftForParquetJava {
   private def known(e: Encoding): Boolean = e != null && parquetJavaEncodings(e.name)
 
   /**
-   * Whether `e` may be parquet-java's failure on what [[readable]] removes: its Thrift layer's
-   * `IOException` (a page encoding stat whose required encoding it lacks) or a
-   * `NullPointerException` thrown inside parquet-java (a logical type it lacks). Any other,
-   * ours included, is a bug and stays one; and a footer that [[readable]] leaves as it is keeps
-   * its failure.
+   * Whether `e`, thrown by parquet-java's reading of a footer (its converter and Thrift layer,
+   * nothing of ours in between), may be its failure on what [[readable]] removes: its Thrift
+   * layer's `IOException` (a page encoding stat whose required encoding it lacks) or a
+   * `NullPointerException` (a logical type it lacks). The stack trace is not consulted: after
+   * many of them the JIT throws a preallocated one without it. A footer that [[readable]]
+   * leaves as it is keeps its failure; any other exception is not retried.
    */
   def isUnreadableByParquetJava(e: Throwable): Boolean = e match {
-    case npe: NullPointerException => npe.getStackTrace.headOption.exists(_.getClassName.startsWith("org.apache.parquet."))
-    case _: java.io.IOException => true
+    case _: NullPointerException | _: java.io.IOException => true
     case _ => false
   }
 

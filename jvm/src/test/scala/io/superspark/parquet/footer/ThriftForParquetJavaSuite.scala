@@ -109,9 +109,13 @@ class ThriftForParquetJavaSuite extends AnyFunSuite {
     assert(ThriftForParquetJava.readable(footer.footer).isEmpty)
   }
 
-  test("a NullPointerException that is not parquet-java's is not taken for an unknown value") {
-    assert(!ThriftForParquetJava.isUnreadableByParquetJava(new NullPointerException("ours")))
+  test("only parquet-java's failures on newer values are retried, also the JIT's trace-less NPE") {
+    val traceless = new NullPointerException()
+    traceless.setStackTrace(Array.empty)
+    assert(ThriftForParquetJava.isUnreadableByParquetJava(traceless))
+    assert(ThriftForParquetJava.isUnreadableByParquetJava(new java.io.IOException("Required field 'encoding' was not present!")))
     assert(!ThriftForParquetJava.isUnreadableByParquetJava(new IllegalStateException("x")))
+    assert(!ThriftForParquetJava.isUnreadableByParquetJava(new IndexOutOfBoundsException("x")))
   }
 
   test("a footer that stays unreadable keeps parquet-java's failure, named with file and offset") {
