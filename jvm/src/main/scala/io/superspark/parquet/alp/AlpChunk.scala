@@ -400,7 +400,6 @@ object AlpChunk {
   private def readHeader(buf: Array[Byte], pos: Int, avail: Int, at: Long): Header = {
     import ThriftWalker.{I32, Struct}
     val w = new ThriftWalker(buf, pos, avail)
-    val p = w.protocol
     var pageType = -1
     var uncompressed = -1L
     var compressed = -1L
@@ -409,21 +408,22 @@ object AlpChunk {
     var defEncoding = -1
     try {
       w.fields {
-        case (1, I32) => pageType = p.readI32(); true
-        case (2, I32) => uncompressed = p.readI32().toLong; true
-        case (3, I32) => compressed = p.readI32().toLong; true
+        case (1, I32) => pageType = w.i32(); true
+        case (2, I32) => uncompressed = w.i32().toLong; true
+        case (3, I32) => compressed = w.i32().toLong; true
         case (5, Struct) =>
           w.fields {
-            case (1, I32) => numValues = p.readI32().toLong; true
-            case (2, I32) => encoding = p.readI32(); true
-            case (3, I32) => defEncoding = p.readI32(); true
+            case (1, I32) => numValues = w.i32().toLong; true
+            case (2, I32) => encoding = w.i32(); true
+            case (3, I32) => defEncoding = w.i32(); true
             case _ => false
           }
           true
         case _ => false
       }
     } catch {
-      case e: shaded.parquet.org.apache.thrift.TException => fail(BadPageHeader(at, String.valueOf(e.getMessage)))
+      case e: io.superspark.parquet.footer.MalformedThriftFooterException =>
+        fail(BadPageHeader(at, s"${e.reason.code} at header byte ${e.reason.offset - pos}: ${e.reason.message}"))
     }
     if (pageType < 0 || uncompressed < 0 || compressed < 0) fail(BadPageHeader(at, "a required field is missing"))
     if (pageType == DataPage && (numValues < 0 || encoding < 0)) fail(BadPageHeader(at, "data_page_header is missing"))

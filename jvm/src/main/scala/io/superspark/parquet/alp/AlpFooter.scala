@@ -69,7 +69,6 @@ object AlpFooter {
   def scan(thrift: Array[Byte]): IndexedSeq[AlpChunkRef] = {
     val w = new ThriftWalker(thrift)
     import w.{fields, list, pos}
-    val p = w.protocol
     val out = IndexedSeq.newBuilder[AlpChunkRef]
 
     w.columnMetaData { (rg, col) =>
@@ -78,16 +77,16 @@ object AlpFooter {
       val encodings = mutable.ArrayBuffer.empty[(Int, Int)]
       var ext: Option[Array[Byte]] = None
       val stop = fields {
-        case (1, I32) => tpe = p.readI32(); true
-        case (2, List) => list { _ => val at = pos; encodings += ((at, p.readI32())) }; true
-        case (3, List) => list { _ => path += p.readString() }; true
-        case (4, I32) => codec = p.readI32(); true
-        case (5, I64) => numValues = p.readI64(); true
-        case (7, I64) => compressed = p.readI64(); true
-        case (9, I64) => dataPage = p.readI64(); true
-        case (11, I64) => dict = p.readI64(); true
+        case (1, I32) => tpe = w.i32(); true
+        case (2, List) => list { _ => val at = pos; encodings += ((at, w.i32())) }; true
+        case (3, List) => list { _ => path += w.string() }; true
+        case (4, I32) => codec = w.i32(); true
+        case (5, I64) => numValues = w.i64(); true
+        case (7, I64) => compressed = w.i64(); true
+        case (9, I64) => dataPage = w.i64(); true
+        case (11, I64) => dict = w.i64(); true
         case (id, Binary) if ThriftFields.ExtensionFieldIds(id) =>
-          val b = p.readBinary(); val a = new Array[Byte](b.remaining()); b.get(a); ext = Some(a); true
+          ext = Some(w.binary()); true
         case _ => false
       }
       out += AlpChunkRef(rg, col, path.toSeq, tpe, codec, numValues, compressed, dataPage, dict, stop,

@@ -66,7 +66,7 @@ object ThriftFormatReason {
     def message: String = s"needs $needed bytes, $available remain"
   }
   final case class BadVarint(offset: Int) extends ThriftFormatReason("bad_varint") {
-    def message: String = "varint longer than 10 bytes"
+    def message: String = "varint longer than 10 bytes, or an i32 wider than 32 bits"
   }
   final case class BadType(offset: Int, compactType: Int) extends ThriftFormatReason("bad_type") {
     def message: String = s"unknown compact type $compactType"

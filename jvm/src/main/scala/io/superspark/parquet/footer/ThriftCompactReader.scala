@@ -59,7 +59,14 @@ final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
     v
   }
 
-  def i32(): Int = { val v = varint().toInt; (v >>> 1) ^ -(v & 1) }
+  /** An i32: a zigzag varint of at most 32 bits (longer ones are refused, as Thrift's reader does). */
+  def i32(): Int = {
+    val at = pos
+    val v = varint()
+    if ((v >>> 32) != 0) fail(R.BadVarint(at))
+    val i = v.toInt
+    (i >>> 1) ^ -(i & 1)
+  }
   def i64(): Long = { val v = varint(); (v >>> 1) ^ -(v & 1) }
 
   def double(): Double = {

@@ -20,7 +20,6 @@ object ThriftExtras {
 
   def scan(thrift: Array[Byte]): ThriftExtras = {
     val w = new ThriftWalker(thrift)
-    val p = w.protocol
     val nan = Map.newBuilder[(Int, Int), Long]
     val orders = IndexedSeq.newBuilder[Short]
     def fields(each: (Short, Byte) => Boolean): Unit = w.fields(each)
@@ -30,7 +29,7 @@ object ThriftExtras {
       fields {
         case (12, Struct) => // statistics
           fields {
-            case (9, I64) => nan += ((r, c) -> p.readI64()); true
+            case (9, I64) => nan += ((r, c) -> w.i64()); true
             case _ => false
           }
           true

@@ -57,7 +57,7 @@ object ThriftForParquetJava {
       val masked = maskUnknownEncodings(thrift)
       withoutUnknownLogicalTypes(masked.getOrElse(thrift)).orElse(masked)
     } catch {
-      case _: shaded.parquet.org.apache.thrift.TException | _: java.io.IOException => None
+      case _: MalformedThriftFooterException | _: java.io.IOException => None
     }
 
   /** Offsets and lengths of the encoding values parquet-java lacks, in every `ColumnMetaData`. */
@@ -67,7 +67,7 @@ object ThriftForParquetJava {
     val out = Seq.newBuilder[(Int, Int)]
     def value(): Unit = {
       val at = w.pos
-      val v = w.protocol.readI32()
+      val v = w.i32()
       if (!known(Encoding.findByValue(v))) out += ((at, w.pos - at))
     }
     w.columnMetaData { (_, _) =>

@@ -1,38 +1,44 @@
 package io.superspark.parquet.footer
 
-import java.io.ByteArrayInputStream
-
-import shaded.parquet.org.apache.thrift.TConfiguration
-import shaded.parquet.org.apache.thrift.protocol.{TCompactProtocol, TProtocolUtil}
-import shaded.parquet.org.apache.thrift.transport.TIOStreamTransport
+import java.nio.charset.StandardCharsets.UTF_8
 
 /**
- * Walks Thrift compact structs in `bytes[from, from + length)` without building objects:
- * `fields` visits a struct's fields (the callback reads the ones it wants and returns true,
- * the others are skipped), `list` a list's elements; `pos` is the offset of the next byte.
- * Reads are bounded by `length` (a message-size limit) and the recursion depth.
+ * Walks Thrift compact structs in `bytes[from, from + length)` without building objects, on
+ * the one compact reader ([[ThriftCompactReader]]): `fields` visits a struct's fields (the
+ * callback reads the ones it wants with `i32`, `i64`, `string`, `binary` or a nested walk and
+ * returns true; the others are skipped), `list` a list's elements; `pos` is the offset (from
+ * `from`) of the next byte. Reads are bounded by `length` and by the reader's depth limit;
+ * malformed bytes raise [[MalformedThriftFooterException]] with the absolute offset.
+ *
+ * The callbacks see compact type ids (the constants below), as the bytes carry them.
  */
 final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
-  private val len = if (length < 0) bytes.length - from else length
-  private val in = new ByteArrayInputStream(bytes, from, len)
-  val protocol: TCompactProtocol = new TCompactProtocol(new TIOStreamTransport(
-    new TConfiguration(math.max(len, 1), TConfiguration.DEFAULT_MAX_FRAME_SIZE, TConfiguration.DEFAULT_RECURSION_DEPTH), in))
+  private val r = new ThriftCompactReader(bytes, if (length < 0) bytes.length else from + length)
+  r.pos = from
 
   /** Offset (from `from`) of the next unread byte. */
-  def pos: Int = len - in.available()
+  def pos: Int = r.pos - from
 
-  /** Walks one struct; returns the offset of its stop byte. */
+  def i32(): Int = r.i32()
+  def i64(): Long = r.i64()
+  def string(): String = { val at = r.binary(); new String(bytes, at, r.pos - at, UTF_8) }
+  def binary(): Array[Byte] = { val at = r.binary(); java.util.Arrays.copyOfRange(bytes, at, r.pos) }
+
+  /** Walks one struct; returns the offset (from `from`) of its stop byte. */
   def fields(each: (Short, Byte) => Boolean): Int = {
-    protocol.readStructBegin()
-    var stop = -1
-    while (stop < 0) {
-      val at = pos
-      val f = protocol.readFieldBegin()
-      if (f.`type` == ThriftWalker.Stop) stop = at
-      else { if (!each(f.id, f.`type`)) TProtocolUtil.skip(protocol, f.`type`); protocol.readFieldEnd() }
+    r.structBegin()
+    while (r.nextField()) {
+      if (!each(r.fieldId.toShort, r.fieldType.toByte)) r.skip()
     }
-    protocol.readStructEnd()
-    stop
+    r.fieldAt - from
+  }
+
+  /** Walks a list: `each(i)` reads element i. */
+  def list(each: Int => Unit): Unit = {
+    r.listHeader()
+    val n = r.listSize
+    var i = 0
+    while (i < n) { each(i); i += 1 }
   }
 
   /**
@@ -61,21 +67,13 @@ final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
       case (id, tpe) => other(id, tpe)
     }
   }
-
-  def list(each: Int => Unit): Unit = {
-    val l = protocol.readListBegin()
-    var i = 0
-    while (i < l.size) { each(i); i += 1 }
-    protocol.readListEnd()
-  }
 }
 
 object ThriftWalker {
-  // Thrift type ids as TProtocol reports them (TType is not in the shaded jar).
-  val Stop: Byte = 0
-  val I32: Byte = 8
-  val I64: Byte = 10
-  val Binary: Byte = 11
-  val Struct: Byte = 12
-  val List: Byte = 15
+  // Compact type ids, as the field headers carry them (ThriftCompactWriter's).
+  val I32: Byte = ThriftCompactWriter.I32.toByte
+  val I64: Byte = ThriftCompactWriter.I64.toByte
+  val Binary: Byte = ThriftCompactWriter.Binary.toByte
+  val Struct: Byte = ThriftCompactWriter.Struct.toByte
+  val List: Byte = ThriftCompactWriter.List.toByte
 }

@@ -30,7 +30,7 @@ class ThriftForParquetJavaSuite extends AnyFunSuite {
     val w = new ThriftWalker(thrift)
     val out = mutable.ArrayBuffer.empty[Slot]
     def value(rg: Int, col: Int, pageType: Int): Slot = {
-      val at = w.pos; val v = w.protocol.readI32(); Slot(rg, col, at, w.pos - at, v, pageType)
+      val at = w.pos; val v = w.i32(); Slot(rg, col, at, w.pos - at, v, pageType)
     }
     w.columnMetaData { (rg, col) =>
       w.fields {
@@ -39,7 +39,7 @@ class ThriftForParquetJavaSuite extends AnyFunSuite {
           w.list { _ =>
             var pageType = -1; var enc: Slot = null
             w.fields {
-              case (1, I32) => pageType = w.protocol.readI32(); true
+              case (1, I32) => pageType = w.i32(); true
               case (2, I32) => enc = value(rg, col, -2); true
               case _ => false
             }
