@@ -67,8 +67,21 @@ PathArg = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 _gateway = None
 
 
-def _session_tool():
-    """FooterTool through the active SparkSession's JVM when it has the superspark jar, else None."""
+#: The JVM objects of the tools: the footer commands, and ALP's ``alp-decode``.
+_FOOTER_TOOL = "io.superspark.parquet.footer.FooterTool"
+_ALP_TOOL = "io.superspark.parquet.alp.AlpTool"
+
+
+def _jvm_object(jvm, name: str):
+    """The py4j view of the JVM class ``name`` (a dotted name)."""
+    obj = jvm
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _session_tool(name: str = _FOOTER_TOOL):
+    """The tool ``name`` through the active SparkSession's JVM when it has the superspark jar, else None."""
     if "pyspark.sql" not in sys.modules:  # then no session exists in this process
         return None
     from py4j.java_gateway import JavaClass
@@ -81,21 +94,21 @@ def _session_tool():
         session = None
     jvm = getattr(session, "_jvm", None) if session is not None else None
     if jvm is not None:
-        tool = jvm.io.superspark.parquet.footer.FooterTool
+        tool = _jvm_object(jvm, name)
         if isinstance(tool, JavaClass):
             return tool
     return None
 
 
-def _tool():
-    """The JVM FooterTool object, through the active session's gateway or our own."""
+def _tool(name: str = _FOOTER_TOOL):
+    """The JVM tool object ``name``, through the active session's gateway or our own."""
     global _gateway
-    tool = _session_tool()
+    tool = _session_tool(name)
     if tool is not None:
         return tool
     if _gateway is None:
         _gateway = _launch_tool_jvm()
-    return _gateway.jvm.io.superspark.parquet.footer.FooterTool
+    return _jvm_object(_gateway.jvm, name)
 
 
 def tool_classpath() -> List[str]:
@@ -289,8 +302,8 @@ def _java_list(tool, items: List[str]):
     return ListConverter().convert(items, tool._gateway_client)
 
 
-def _call(command: str, paths: Iterable[PathArg], *extra) -> List[dict]:
-    tool = _tool()
+def _call(command: str, paths: Iterable[PathArg], *extra, tool_name: str = _FOOTER_TOOL) -> List[dict]:
+    tool = _tool(tool_name)
     jpaths = _java_list(tool, _paths(paths))
     return json.loads(getattr(tool, command)(jpaths, *extra))
 
@@ -360,7 +373,7 @@ def alp_decode(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None
     not carried over). In place or into ``output`` as for :func:`add`. Status ``decoded``
     (with ``alp_chunks_decoded``, ``private_alp_dropped``, ``bytes_before``/``bytes_after``),
     ``unchanged`` (no ALP data) or ``error``."""
-    return _call("alpDecode", paths, None if output is None else os.fspath(output))
+    return _call("alpDecode", paths, None if output is None else os.fspath(output), tool_name=_ALP_TOOL)
 
 
 def roundtrip(*paths: PathArg) -> List[dict]:

@@ -13,7 +13,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path => HPath}
 
 /**
- * The footer tools (`inspect`, `add`, `strip`, `verify`, `migrate`) over files and directories: the one
+ * The footer tools (`inspect`, `add`, `strip`, `verify`, `migrate`; ALP's `alp-decode` is `alp.AlpTool`, above this package) over files and directories: the one
  * implementation behind `python -m superspark.footer`, `superspark.footer` (through py4j) and the table
  * job ([[FooterTableJob]]). Paths go through Hadoop's `FileSystem` API (`file:`, `hdfs:`, `s3a:`, ...;
  * a path without a scheme is a local file). `add`, `strip` and `migrate` replace files crash-safely
@@ -52,32 +52,6 @@ object FooterTool {
         migrateFile(form, inPlace)
       case other => throw new IllegalArgumentException(s"unknown rewrite command '$other' (add, strip or migrate)")
     }
-
-  /**
-   * `alp-decode`: rewrites each file holding ALP data (docs/alp.md) so that every reader opens
-   * it: ratified ALP chunks become PLAIN, private-form ALP data is dropped. Files without ALP
-   * data are `unchanged` (copied to `output` when given). Local files only.
-   */
-  def alpDecode(paths: java.util.List[String], output: String): String = runWithOutput(paths, output, alpDecodeFile)
-
-  private def local(t: Target, conf: Configuration): Path =
-    FooterRewrite.localFile(t.path.getFileSystem(conf), t.path).getOrElse(
-      throw new IllegalArgumentException(s"${t.display}: alp-decode works on local files only"))
-
-  private def alpDecodeFile(t: Target, output: Option[HPath], conf: Configuration): JMap[String, Any] = {
-    val p = local(t, conf)
-    val out = output.map(o => local(Target(o, o.toString, ""), conf))
-    val footer = FooterFiles.readFooter(p)
-    out.foreach(o => Option(o.toAbsolutePath.getParent).foreach(Files.createDirectories(_)))
-    if (!io.superspark.parquet.alp.AlpDecodeRewrite.hasAlp(footer)) {
-      out.foreach(o => Files.copy(p, o, java.nio.file.StandardCopyOption.REPLACE_EXISTING))
-      result(out.getOrElse(p).toString, "unchanged", "source" -> p.toString)
-    } else {
-      val r = io.superspark.parquet.alp.AlpDecodeRewrite.rewrite(p, out.getOrElse(p), conf)
-      result(out.getOrElse(p).toString, "decoded", "source" -> p.toString, "alp_chunks_decoded" -> r.decoded,
-        "private_alp_dropped" -> r.dropped, "bytes_before" -> r.bytesBefore, "bytes_after" -> r.bytesAfter)
-    }
-  }
 
   /** A file to process: its path, how the results name it, and its path relative to the argument it came from. */
   final case class Target(path: HPath, display: String, relative: String)
@@ -166,7 +140,8 @@ object FooterTool {
     })
   }
 
-  private def runWithOutput(paths: java.util.List[String], output: String,
+  /** Runs `f` on every file of `paths`, its output under `output` (a file for a single file, else a folder). */
+  private[parquet] def runWithOutput(paths: java.util.List[String], output: String,
       f: (Target, Option[HPath], Configuration) => JMap[String, Any]): String = {
     val conf = new Configuration()
     val files = walk(paths.asScala.toSeq, conf)
@@ -190,7 +165,7 @@ object FooterTool {
       case NonFatal(e) => result(display, "error", "message" -> Option(e.getMessage).getOrElse(e.toString))
     }
 
-  private def result(p: String, status: String, fields: (String, Any)*): JMap[String, Any] = {
+  private[parquet] def result(p: String, status: String, fields: (String, Any)*): JMap[String, Any] = {
     val m = new JMap[String, Any]()
     m.put("path", p)
     m.put("status", status)
@@ -411,7 +386,7 @@ object FooterTool {
    * reads the statuses).
    */
   def main(args: Array[String]): Unit = {
-    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|alp-decode|migrate [--output OUT] [--to FORM] [--unsafe-in-place] PATH..."
+    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate [--output OUT] [--to FORM] [--unsafe-in-place] PATH..."
     var output: String = null
     var to: String = null
     var inPlace = false
@@ -438,7 +413,6 @@ object FooterTool {
       case "add" => add(paths, output, inPlace)
       case "strip" => strip(paths, output, inPlace)
       case "migrate" => migrate(paths, output, to, inPlace)
-      case "alp-decode" => alpDecode(paths, output)
       case other => System.err.println(s"unknown command $other; $usage"); sys.exit(64)
     }
     System.out.println(out)
