@@ -37,8 +37,9 @@ import io.superspark.parquet.interceptor.{AlpColumns, Float16Columns, FooterInte
 // `buildVectorizedIterator` and `buildRowBasedIterator`, `setupHadoopConf`,
 // `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala (`inferSchema`'s file
 // choice). Where Spark 4.0, 4.1 or 4.2 differ, the code calls the line's adapter,
-// SparkLineShims, at a `Hook:` mark; what superspark adds (the footer library, ALP columns,
-// FLOAT16, UUID annotations) is marked `Ours:`, each a call into io.superspark.parquet.interceptor.
+// SparkLineShims, at a `Hook:` mark; what superspark adds or changes is marked `Ours:` (the
+// footer library, ALP columns, FLOAT16 and UUID annotations are calls into
+// io.superspark.parquet.interceptor).
 // Spark 4.3's archive inputs are not copied: such scans stay on Spark's reader. Correct for the
 // jar's Spark line only: on any other version the extension does not install the interceptor
 // (io.superspark.parquet.interceptor.InterceptorVersions).
