@@ -26,7 +26,8 @@ lazy val sparkLine = {
 lazy val DeltaVersion = "4.4.0"
 lazy val DeltaArtifacts = Map("4.0" -> "delta-spark_4.0_2.13", "4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_4.2_2.13")
 /** Source folders that several lines share, and the lines each serves (docs/spark-lines.md). */
-lazy val SharedLineDirs = Seq("spark-4.0-4.2" -> Set("4.0", "4.1", "4.2"), "spark-4.1-4.3" -> Set("4.1", "4.2", "4.3"))
+lazy val SharedLineDirs = Seq("spark-4.0-4.1" -> Set("4.0", "4.1"), "spark-4.0-4.2" -> Set("4.0", "4.1", "4.2"),
+  "spark-4.1-4.3" -> Set("4.1", "4.2", "4.3"))
 /** The parquet-java adapter's folder of each line: its parquet-java version (4.0: 1.15.2; 4.1: 1.16; 4.2, 4.3: 1.17). */
 lazy val ParquetJavaDirs = Map("4.0" -> "parquet-1.15").withDefaultValue("parquet-1.16+")
 /** Source folders of a line: its own, then the ones it shares with other lines. */

@@ -2,6 +2,7 @@ package io.superspark.parquet.interceptor
 
 import java.net.URI
 import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.AtomicInteger
 
 import scala.jdk.CollectionConverters._
 
@@ -11,20 +12,27 @@ import org.apache.hadoop.fs.{FSDataInputStream, FSInputStream, Path, RawLocalFil
  * The local file system under the scheme `countfs` (register it with
  * `spark.hadoop.fs.countfs.impl`), which records every read a caller asks of an input stream:
  * file, position, length. What the caller asked, not what a buffer below fetched, so a test can
- * tell which bytes of a file a scan read, and how often.
+ * tell which bytes of a file a scan read, and how often; and how many of its streams are open.
  */
 class CountingFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("countfs:///")
   override def getScheme: String = "countfs"
 
-  override def open(f: Path, bufferSize: Int): FSDataInputStream =
-    new FSDataInputStream(new CountingFileSystem.Counting(super.open(f, bufferSize), f.toUri.getPath))
+  override def open(f: Path, bufferSize: Int): FSDataInputStream = {
+    val in = super.open(f, bufferSize)
+    CountingFileSystem.opened.incrementAndGet()
+    new FSDataInputStream(new CountingFileSystem.Counting(in, f.toUri.getPath))
+  }
 }
 
 object CountingFileSystem {
   final case class Read(file: String, position: Long, length: Int)
 
   private val reads = new ConcurrentLinkedQueue[Read]()
+  private val opened = new AtomicInteger()
+
+  /** Streams of this file system opened and not closed yet (all files, since the JVM started). */
+  def openStreams: Int = opened.get
 
   def reset(): Unit = reads.clear()
 
@@ -57,6 +65,10 @@ object CountingFileSystem {
       n
     }
     override def available(): Int = in.available()
-    override def close(): Unit = in.close()
+    private var closed = false
+    override def close(): Unit = {
+      if (!closed) { closed = true; opened.decrementAndGet() }
+      in.close()
+    }
   }
 }

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.superspark
 
 import java.time.ZoneId
+import java.util.concurrent.atomic.AtomicBoolean
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
@@ -19,7 +20,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.catalyst.util.{DateTimeUtils, RebaseDateTime}
 import org.apache.spark.sql.errors.QueryExecutionErrors
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileFormat, PartitionedFile, RecordReaderIterator, SchemaMergeUtils}
 import org.apache.spark.sql.execution.datasources.parquet._
@@ -28,15 +29,20 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.Utils
 
-import io.superspark.parquet.interceptor.{AlpBatchReader, AlpReadPlan, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
-  FooterRecordReader, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{AlpColumns, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
+  FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
-// datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues`,
-// `setupHadoopConf`, `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala
-// (`inferSchema`'s file choice). Where Spark 4.0, 4.1 or 4.2 differ, the code calls the line's
-// adapter, SparkLineShims, at a `Hook:` mark. Correct for the jar's Spark line only: on any other
-// version the extension does not install the interceptor (io.superspark.parquet.interceptor.InterceptorVersions).
+// datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues` with its
+// `buildVectorizedIterator` and `buildRowBasedIterator`, `setupHadoopConf`,
+// `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala (`inferSchema`'s file
+// choice). Where Spark 4.0, 4.1 or 4.2 differ, the code calls the line's adapter,
+// SparkLineShims, at a `Hook:` mark; what superspark adds or changes is marked `Ours:` (the
+// footer library, ALP columns, FLOAT16 and UUID annotations are calls into
+// io.superspark.parquet.interceptor).
+// Spark 4.3's archive inputs are not copied: such scans stay on Spark's reader. Correct for the
+// jar's Spark line only: on any other version the extension does not install the interceptor
+// (io.superspark.parquet.interceptor.InterceptorVersions).
 
 /**
  * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
@@ -116,6 +122,8 @@ object ParquetFooterScan {
     val parquetOptions = new ParquetOptions(options, sqlConf)
     val datetimeRebaseModeInRead = parquetOptions.datetimeRebaseModeInRead
     val int96RebaseModeInRead = parquetOptions.int96RebaseModeInRead
+    // Ours: `enableVectorizedReader &&` (no batches from the row reader `vectorizedAllowed` may pick),
+    // and so no `assert(supportBatch(...))` after it.
     val returningBatch = enableVectorizedReader && sqlConf.parquetVectorizedReaderEnabled &&
       options.getOrElse(FileFormat.OPTION_RETURNING_BATCH,
         throw new IllegalArgumentException("OPTION_RETURNING_BATCH should always be set for ParquetFileFormat. " +
@@ -125,30 +133,33 @@ object ParquetFooterScan {
     val strict = FooterInterceptorConf.strict(sqlConf)
     val byFieldId = sqlConf.parquetFieldIdReadEnabled && ParquetUtils.hasFieldIds(requiredSchema)
     val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
-    // Ours: ALP columns (docs/alp.md), vectorized reader only, columns matched by name.
-    val alpRead = SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId
     // Ours: the verified-footer cache's bound (0: off), read on the driver.
     val cacheBytes = FooterInterceptorConf.cacheBytes(sqlConf)
+    // Ours: ALP columns (AlpColumns, docs/alp.md): vectorized reader only, columns matched by name.
+    val alpScan = AlpColumns.Scan(SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId,
+      requiredSchema, partitionSchema.length, capacity, enableOffHeapColumnVector, isCaseSensitive, returningBatch, metrics)
 
     (file: PartitionedFile) => {
       assert(file.partitionValues.numFields == partitionSchema.size)
       val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
       val sharedConf = broadcastedHadoopConf.value.value
-      // Ours: both readers keep the stream and get the split's row groups, the row-based reader
-      // too (FooterRecordReader: parquet-java's record reader then reads no footer itself).
-      val opened = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
+      // Ours: the footer through the footer library. Both readers keep the stream and get the
+      // split's row groups, the row-based reader too (FooterRecordReader: parquet-java's record
+      // reader then reads no footer itself).
+      val openedFooter = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
         columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
         // Hook: Spark's own footer read (`ParquetFooterReader.openFileAndReadFooter` from 4.1).
         SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
       }
-      var shouldCloseInputStream = opened.inputStream.isDefined
+      val shouldCloseInputStream = new AtomicBoolean(openedFooter.inputStream.isDefined)
       try {
-        val footerFileMetaData = opened.footer.getFileMetaData
+        val footerFileMetaData = openedFooter.footer.getFileMetaData
         val datetimeRebaseSpec = DataSourceUtils.datetimeRebaseSpec(
           footerFileMetaData.getKeyValueMetaData.get, datetimeRebaseModeInRead)
         val int96RebaseSpec = DataSourceUtils.int96RebaseSpec(
           footerFileMetaData.getKeyValueMetaData.get, int96RebaseModeInRead)
         val pushed = if (enableParquetFilterPushDown) {
+          // Hook: the line's `ParquetFilters` (pruning by the required schema from 4.3).
           val parquetFilters = SparkLineShims.parquetFilters(footerFileMetaData.getSchema, pushDownDate,
             pushDownTimestamp, pushDownDecimal, pushDownStringPredicate, pushDownInFilterThreshold, isCaseSensitive,
             datetimeRebaseSpec, requiredSchema)
@@ -156,8 +167,9 @@ object ParquetFooterScan {
         } else {
           None
         }
-        val createdByParquetMr = Option(footerFileMetaData.getCreatedBy).exists(_.startsWith("parquet-mr"))
-        val convertTz = if (timestampConversion && !createdByParquetMr) {
+        // Ours: `Option(...)`: a footer may have no `created_by`.
+        def isCreatedByParquetMr: Boolean = Option(footerFileMetaData.getCreatedBy).exists(_.startsWith("parquet-mr"))
+        val convertTz = if (timestampConversion && !isCreatedByParquetMr) {
           Some(DateTimeUtils.getZoneId(sharedConf.get(SQLConf.SESSION_LOCAL_TIMEZONE.key)))
         } else {
           None
@@ -165,99 +177,97 @@ object ParquetFooterScan {
         val attemptId = new TaskAttemptID(new TaskID(new JobID(), TaskType.MAP, 0), 0)
         val hadoopAttemptContext = new TaskAttemptContextImpl(broadcastedHadoopConf.value.value, attemptId)
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
-
-        // Ours: the ALP plan of this file, when superspark wrote it with ALP columns or its
-        // footer lists ALP chunks (ratified form, any writer). The plan reads the whole footer
-        // from the bytes FooterOpener already holds (only a Thrift part it skipped is read, once),
-        // then one stream reads the ALP chunks (the AlpBatchReader owns it; closed here otherwise).
-        val alpStream = if (alpRead && AlpReadPlan.mayHaveAlp(opened.footer)) Some(opened.inputFile.newStream())
-          else None
-        val alpPlan = try alpStream.flatMap { in =>
-          AlpReadPlan.plan(file.toPath.toString, FooterOpener.wholeFooter(opened, in, metrics), opened.footer,
-            opened.fileSchema, requiredSchema, isCaseSensitive)
-        } catch {
-          case e: Throwable => alpStream.foreach(Utils.closeQuietly); throw e
-        }
-        alpPlan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
-        val alpColumns = alpPlan.filter(_.columns.nonEmpty)
-        if (alpColumns.isEmpty) alpStream.foreach(Utils.closeQuietly) // alpRead implies the vectorized reader
         if (enableVectorizedReader) {
-          val offHeap = enableOffHeapColumnVector && TaskContext.get() != null
-          val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
-            datetimeRebaseSpec.mode.toString, datetimeRebaseSpec.timeZone,
-            int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone, offHeap, capacity)
-          // Ours: with ALP columns, Spark's reader reads the other columns, whole row groups.
-          val context = alpColumns.fold[TaskAttemptContextImpl](hadoopAttemptContext) { p =>
-            val conf = new Configuration(hadoopAttemptContext.getConfiguration)
-            conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, p.readSchema.json)
-            conf.set(ParquetWriteSupport.SPARK_ROW_SCHEMA, p.readSchema.json)
-            conf.setBoolean(ParquetInputFormat.COLUMN_INDEX_FILTERING_ENABLED, false)
-            new TaskAttemptContextImpl(conf, attemptId)
-          }
-          val iter = new RecordReaderIterator(vectorizedReader)
-          try {
-            // Hook: the line's `initialize` (4.1+: the footer, the file and its stream; 4.0: the footer).
-            shouldCloseInputStream = !SparkLineShims.initializeVectorized(vectorizedReader, split, context, opened)
-            vectorizedReader.initBatch(partitionSchema, file.partitionValues)
-            alpColumns match {
-              case None =>
-                if (returningBatch) vectorizedReader.enableReturningBatches()
-                iter.asInstanceOf[Iterator[InternalRow]]
-              case Some(p) =>
-                vectorizedReader.enableReturningBatches()
-                new AlpBatchReader(vectorizedReader, p, requiredSchema, partitionSchema.length, capacity, offHeap,
-                  opened.inputFile, alpStream.get, file.toPath.toString, sharedConf, metrics, returningBatch)
-                  .asInstanceOf[Iterator[InternalRow]]
-            }
-          } catch {
-            case e: Throwable =>
-              iter.close()
-              if (alpColumns.isDefined) alpStream.foreach(Utils.closeQuietly)
-              throw e
-          }
+          buildVectorizedIterator(hadoopAttemptContext, split, file.partitionValues, partitionSchema, convertTz,
+            datetimeRebaseSpec, int96RebaseSpec, enableOffHeapColumnVector, returningBatch, capacity, openedFooter,
+            shouldCloseInputStream,
+            alpScan.open(file.toPath, openedFooter, sharedConf)) // Ours: the file's ALP columns (AlpColumns).
         } else {
-          // Ours: the file schema reaches the read support without UUID annotations, which
-          // Spark's converter refuses.
-          val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
-              datetimeRebaseSpec, int96RebaseSpec) {
-            override def init(context: InitContext): ReadContext = super.init(new InitContext(
-              context.getConfiguration, context.getKeyValueMetadata, ParquetLogicalTypes.forSpark(context.getFileSchema)))
-            override def prepareForRead(conf: Configuration, keyValueMetaData: java.util.Map[String, String],
-                fileSchema: MessageType, readContext: ReadContext): RecordMaterializer[InternalRow] =
-              super.prepareForRead(conf, keyValueMetaData, ParquetLogicalTypes.forSpark(fileSchema), readContext)
-          }
-          val recordFilter = if (pushed.isDefined && enableRecordFilter) FilterCompat.get(pushed.get, null)
-            else FilterCompat.NOOP
-          // Ours: parquet-java's record reader gets the footer read above and its stream (no
-          // second footer read; a final-form PAR3 file, which parquet-java cannot open, too).
-          // Files Spark's own reader opened (no stream) stay with parquet-java's reader.
-          val reader = opened.inputStream match {
-            case Some(in) if opened.footerBytes != null =>
-              new FooterRecordReader[InternalRow](readSupport, recordFilter, opened.inputFile, opened.footer, in)
-            case _ => new ParquetRecordReader[InternalRow](readSupport, recordFilter)
-          }
-          val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
-          val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
-          try {
-            readerWithRowIndexes.initialize(split, hadoopAttemptContext)
-            shouldCloseInputStream = false
-            val fullSchema = DataTypeUtils.toAttributes(requiredSchema) ++ DataTypeUtils.toAttributes(partitionSchema)
-            val unsafeProjection = UnsafeProjection.create(fullSchema, fullSchema)
-            if (partitionSchema.length == 0) {
-              iter.map(unsafeProjection)
-            } else {
-              val joinedRow = new JoinedRow()
-              iter.map(d => unsafeProjection(joinedRow(d, file.partitionValues)))
-            }
-          } catch {
-            case e: Throwable =>
-              iter.close()
-              throw e
-          }
+          buildRowBasedIterator(hadoopAttemptContext, split, file.partitionValues, partitionSchema, convertTz,
+            datetimeRebaseSpec, int96RebaseSpec, requiredSchema, pushed, enableRecordFilter,
+            openedFooter, shouldCloseInputStream) // Ours: the footer and its stream for parquet-java's reader.
         }
       } finally {
-        if (shouldCloseInputStream) opened.inputStream.foreach(Utils.closeQuietly)
+        if (shouldCloseInputStream.get) openedFooter.inputStream.foreach(Utils.closeQuietly)
       }
+    }
+  }
+
+  /** Spark 4.3.0's `buildVectorizedIterator`. Ours: `alp`, the file's ALP columns. */
+  private def buildVectorizedIterator(hadoopAttemptContext: TaskAttemptContextImpl, split: FileSplit,
+      partitionValues: InternalRow, partitionSchema: StructType, convertTz: Option[ZoneId],
+      datetimeRebaseSpec: RebaseDateTime.RebaseSpec, int96RebaseSpec: RebaseDateTime.RebaseSpec,
+      enableOffHeapColumnVector: Boolean, returningBatch: Boolean, batchSize: Int, openedFooter: OpenedFooter,
+      shouldCloseInputStream: AtomicBoolean, alp: AlpColumns): Iterator[InternalRow] = {
+    val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
+      datetimeRebaseSpec.mode.toString, datetimeRebaseSpec.timeZone,
+      int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone,
+      enableOffHeapColumnVector && TaskContext.get() != null, batchSize)
+    val iter = new RecordReaderIterator(vectorizedReader)
+    try {
+      // Hook: the line's `initialize` (4.1+: the footer, the file and its stream; 4.0: the footer),
+      // with the ALP columns' context (Spark's reader reads the other columns, whole row groups).
+      shouldCloseInputStream.set(!SparkLineShims.initializeVectorized(vectorizedReader, split,
+        alp.context(hadoopAttemptContext), openedFooter))
+      vectorizedReader.initBatch(partitionSchema, partitionValues)
+      if (returningBatch) {
+        vectorizedReader.enableReturningBatches()
+      }
+      alp.wrap(vectorizedReader, iter) // Ours: the ALP columns join Spark's batches (AlpColumns).
+    } catch {
+      case e: Throwable =>
+        iter.close()
+        alp.close() // Ours
+        throw e
+    }
+  }
+
+  /**
+   * Spark 4.3.0's `buildRowBasedIterator`. Ours: `openedFooter` and `shouldCloseInputStream`, for
+   * parquet-java's reader to take the footer and its stream (Spark's row reader opens the file itself).
+   */
+  private def buildRowBasedIterator(hadoopAttemptContext: TaskAttemptContextImpl, split: FileSplit,
+      partitionValues: InternalRow, partitionSchema: StructType, convertTz: Option[ZoneId],
+      datetimeRebaseSpec: RebaseDateTime.RebaseSpec, int96RebaseSpec: RebaseDateTime.RebaseSpec,
+      requiredSchema: StructType, pushed: Option[FilterPredicate], enableRecordFilter: Boolean,
+      openedFooter: OpenedFooter, shouldCloseInputStream: AtomicBoolean): Iterator[InternalRow] = {
+    // Ours: the file schema reaches the read support without UUID annotations, which
+    // Spark's converter refuses.
+    val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
+        datetimeRebaseSpec, int96RebaseSpec) {
+      override def init(context: InitContext): ReadContext = super.init(new InitContext(
+        context.getConfiguration, context.getKeyValueMetadata, ParquetLogicalTypes.forSpark(context.getFileSchema)))
+      override def prepareForRead(conf: Configuration, keyValueMetaData: java.util.Map[String, String],
+          fileSchema: MessageType, readContext: ReadContext): RecordMaterializer[InternalRow] =
+        super.prepareForRead(conf, keyValueMetaData, ParquetLogicalTypes.forSpark(fileSchema), readContext)
+    }
+    val recordFilter = if (pushed.isDefined && enableRecordFilter) FilterCompat.get(pushed.get, null)
+      else FilterCompat.NOOP
+    // Ours: parquet-java's record reader gets the footer read above and its stream (no
+    // second footer read; a final-form PAR3 file, which parquet-java cannot open, too).
+    // Files Spark's own reader opened (no stream) stay with parquet-java's reader.
+    val reader = openedFooter.inputStream match {
+      case Some(in) if openedFooter.footerBytes != null =>
+        new FooterRecordReader[InternalRow](readSupport, recordFilter, openedFooter.inputFile, openedFooter.footer, in)
+      case _ => new ParquetRecordReader[InternalRow](readSupport, recordFilter)
+    }
+    val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
+    val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
+    try {
+      readerWithRowIndexes.initialize(split, hadoopAttemptContext)
+      shouldCloseInputStream.set(false) // Ours: the reader owns the stream
+      val fullSchema = DataTypeUtils.toAttributes(requiredSchema) ++ DataTypeUtils.toAttributes(partitionSchema)
+      val unsafeProjection = UnsafeProjection.create(fullSchema, fullSchema)
+      if (partitionSchema.length == 0) {
+        iter.map(unsafeProjection)
+      } else {
+        val joinedRow = new JoinedRow()
+        iter.map(d => unsafeProjection(joinedRow(d, partitionValues)))
+      }
+    } catch {
+      case e: Throwable =>
+        iter.close()
+        throw e
     }
   }
 

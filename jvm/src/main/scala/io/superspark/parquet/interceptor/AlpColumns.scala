@@ -1,0 +1,104 @@
+package io.superspark.parquet.interceptor
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.parquet.hadoop.ParquetInputFormat
+import org.apache.parquet.io.SeekableInputStream
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetWriteSupport,
+  VectorizedParquetRecordReader}
+import org.apache.spark.sql.types.StructType
+
+/**
+ * The ALP columns of one file of a scan (docs/alp.md, "Reading"), around Spark's vectorized
+ * reader as [[Float16Columns]] is around a scan's reader: the file's [[AlpReadPlan]], the
+ * stream that reads its ALP chunks, and the [[AlpBatchReader]] that adds them to Spark's
+ * batches. The scan code copied from Spark (`ParquetFooterScan`) calls it at three marked
+ * places: `context` (what Spark's reader reads), `wrap` (the reader's iterator) and `close`
+ * (on an error before `wrap` returns). A file with no ALP column gets [[AlpColumns.NoAlp]],
+ * which changes nothing.
+ *
+ * The stream is this object's until `wrap` hands it to the [[AlpBatchReader]] (which closes it
+ * with Spark's reader); `close` closes it otherwise. A plan with no ALP column closes it at once.
+ */
+sealed abstract class AlpColumns {
+  /** The task context Spark's reader is initialized with: for ALP columns, without them and reading whole row groups. */
+  def context(context: TaskAttemptContextImpl): TaskAttemptContextImpl
+
+  /** The file's rows or batches: Spark's reader's `iter`, or its batches with the ALP columns. */
+  def wrap(reader: VectorizedParquetRecordReader, iter: Iterator[_]): Iterator[InternalRow]
+
+  /** Closes what `wrap` has not handed over (the ALP stream). Idempotent. */
+  def close(): Unit
+}
+
+object AlpColumns {
+
+  /** A file without ALP columns (or a scan that reads none). */
+  object NoAlp extends AlpColumns {
+    override def context(context: TaskAttemptContextImpl): TaskAttemptContextImpl = context
+    override def wrap(reader: VectorizedParquetRecordReader, iter: Iterator[_]): Iterator[InternalRow] =
+      iter.asInstanceOf[Iterator[InternalRow]]
+    override def close(): Unit = ()
+  }
+
+  /**
+   * A scan's ALP settings, made on the driver and shipped with the reader function.
+   * `enabled`: `superspark.parquet.alp.read`, Spark's vectorized reader, columns matched by name.
+   */
+  final case class Scan(enabled: Boolean, required: StructType, partitionColumns: Int, capacity: Int,
+      offHeapEnabled: Boolean, caseSensitive: Boolean, returningBatch: Boolean, metrics: FooterMetrics) {
+
+    /**
+     * The ALP columns of a file (its split's row groups, `opened.footer`). The plan reads the whole
+     * footer from the bytes [[FooterOpener]] already holds (only a Thrift part it skipped is read,
+     * once: [[FooterOpener.wholeFooter]]), then the stream stays open for the ALP chunks. Counts
+     * the plan's fallbacks. On error, nothing is left open.
+     */
+    def open(path: Path, opened: OpenedFooter, conf: Configuration): AlpColumns =
+      if (!enabled || !AlpReadPlan.mayHaveAlp(opened.footer)) NoAlp
+      else {
+        val stream = opened.inputFile.newStream()
+        val plan = try AlpReadPlan.plan(path.toString, FooterOpener.wholeFooter(opened, stream, metrics), opened.footer,
+          opened.fileSchema, required, caseSensitive) catch {
+          case e: Throwable => closeQuietly(stream); throw e
+        }
+        plan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
+        plan.filter(_.columns.nonEmpty) match {
+          case Some(p) => new Planned(this, p, path.toString, opened, stream, conf)
+          case None => closeQuietly(stream); NoAlp
+        }
+      }
+  }
+
+  private final class Planned(scan: Scan, plan: AlpReadPlan, path: String, opened: OpenedFooter,
+      private var stream: SeekableInputStream, conf: Configuration) extends AlpColumns {
+
+    override def context(context: TaskAttemptContextImpl): TaskAttemptContextImpl = {
+      val c = new Configuration(context.getConfiguration)
+      c.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, plan.readSchema.json)
+      c.set(ParquetWriteSupport.SPARK_ROW_SCHEMA, plan.readSchema.json)
+      c.setBoolean(ParquetInputFormat.COLUMN_INDEX_FILTERING_ENABLED, false)
+      new TaskAttemptContextImpl(c, context.getTaskAttemptID)
+    }
+
+    override def wrap(reader: VectorizedParquetRecordReader, iter: Iterator[_]): Iterator[InternalRow] = {
+      reader.enableReturningBatches() // the ALP columns join Spark's batches; rows, if asked for, after that
+      val offHeap = scan.offHeapEnabled && TaskContext.get() != null // as Spark's reader decides
+      val alp = new AlpBatchReader(reader, plan, scan.required, scan.partitionColumns, scan.capacity, offHeap,
+        opened.inputFile, stream, path, conf, scan.metrics, scan.returningBatch)
+      stream = null // the AlpBatchReader's now
+      alp.asInstanceOf[Iterator[InternalRow]]
+    }
+
+    override def close(): Unit = if (stream != null) {
+      closeQuietly(stream)
+      stream = null
+    }
+  }
+
+  private def closeQuietly(c: java.io.Closeable): Unit =
+    try c.close() catch { case _: java.io.IOException => }
+}
