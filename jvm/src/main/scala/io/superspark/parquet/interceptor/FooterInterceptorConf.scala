@@ -29,6 +29,15 @@ object FooterInterceptorConf {
   def cacheBytes(conf: SQLConf): Long =
     if (SuperSparkSQLConf.footerCacheEnabled(conf)) SuperSparkSQLConf.footerCacheMaxBytes(conf) else 0L
 
+  /**
+   * What `EXPLAIN` shows of the footer library on a scan node (`FooterLibrary`): that it reads
+   * the footers, and the footer cache's bound or that the cache is off.
+   */
+  def explain(conf: SQLConf): String = cacheBytes(conf) match {
+    case 0L => "footer cache off"
+    case n => s"footer cache on, maxBytes $n"
+  }
+
   def writeEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerWrite(conf)
   def readEnabled(conf: SQLConf): Boolean = SuperSparkSQLConf.footerRead(conf)
   def strict(conf: SQLConf): Boolean = SuperSparkSQLConf.footerStrict(conf)

@@ -147,6 +147,29 @@ class FooterCacheSuite extends SparkSessionSuite {
     }
   }
 
+  test("EXPLAIN names the footer library and the cache's state, DSv1 and DSv2") {
+    withTempDir { dir =>
+      val p = dir.resolve("t").toString
+      writeExt(spark.range(10).toDF("id"), p)
+      // what EXPLAIN prints: the plan's tree of simple strings
+      def explained(): String = spark.read.parquet(p).where("id > 2").queryExecution.executedPlan.toString
+      for (v1 <- Seq("parquet", "")) withSQLConf("spark.sql.sources.useV1SourceList" -> v1) {
+        val scan = if (v1.nonEmpty) "FileScan parquet" else "BatchScan"
+        withSQLConf(FooterInterceptorConf.CacheMaxBytesKey -> "64m") {
+          val on = explained()
+          assert(on.contains(scan) && on.contains("FooterLibrary: footer cache on, maxBytes 67108864"), on)
+        }
+        withSQLConf(FooterInterceptorConf.CacheEnabledKey -> "false") {
+          assert(explained().contains("FooterLibrary: footer cache off"), explained())
+        }
+        withSQLConf(FooterInterceptorConf.ReadKey -> "false") {
+          val off = explained()
+          assert(off.contains(scan) && !off.contains("FooterLibrary"), off)
+        }
+      }
+    }
+  }
+
   test("a changed file is never served from the cache: overwritten between two queries, same path") {
     withTempDir { dir =>
       val p = dir.resolve("t").toString

@@ -72,5 +72,7 @@ trait FooterParquetScanBase extends ParquetScan {
   protected def footerCustomMetrics(spark: Array[CustomMetric]): Array[CustomMetric] = spark ++ FooterScanMetrics.supported
 
   // FileScan names the format after the class ("footerparquet"); keep Spark's "parquet".
-  override def getMetaData(): Map[String, String] = super.getMetaData() + ("Format" -> "parquet")
+  // EXPLAIN also names the footer library and its cache, as the DSv1 node does.
+  override def getMetaData(): Map[String, String] = super.getMetaData() + ("Format" -> "parquet") +
+    ("FooterLibrary" -> FooterInterceptorConf.explain(sessionConf))
 }
