@@ -129,11 +129,19 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     loop(t)
   }
 
+  // The type of the previous value and its id (cleared at each stream's end): rows of one schema
+  // skip the map lookups (and the equality walks) of their type.
+  private var lastType: SuperType = null
+  private var lastId = 0
+
   def startValue(t: SuperType): ByteBuf = {
-    // Version 5 forbids redefining a name inside a stream: such a value starts a new stream.
-    if (version > 0 && !t.isInstanceOf[PrimitiveType] && ids.get(t) == null && redefines(t)) endStream()
-    val id = typeId(t)
-    values.putUvarint(id)
+    if (t ne lastType) {
+      // Version 5 forbids redefining a name inside a stream: such a value starts a new stream.
+      if (version > 0 && !t.isInstanceOf[PrimitiveType] && ids.get(t) == null && redefines(t)) endStream()
+      lastId = typeId(t)
+      lastType = t
+    }
+    values.putUvarint(lastId)
     values
   }
 
@@ -185,6 +193,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
     streamBytes = 0
     ids.clear()
     names.clear()
+    lastType = null
     nextId = firstId
   }
 

@@ -6,9 +6,11 @@ import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCh
  * A bounds-checked reader over `buf[pos, end)`. Every failure throws [[BsupException]] with
  * the position translated by `where` (a file offset, or a frame offset plus a payload offset).
  */
-final class Cursor(val buf: Array[Byte], var pos: Int, val end: Int, val whereOf: Cursor.Where) {
+final class Cursor(val buf: Array[Byte], var pos: Int, var end: Int, val whereOf: Cursor.Where) {
   /** How many containers deep the bytes lie inside the value being decoded (see `ValueCodec.sub`). */
   var depth: Int = 0
+  /** The cursor `ValueCodec.sub` reuses for this one's containers (one per level, not one per value). */
+  var child: Cursor = null
 
   def remaining: Int = end - pos
   def hasMore: Boolean = pos < end

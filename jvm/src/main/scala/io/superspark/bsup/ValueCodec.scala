@@ -41,10 +41,22 @@ object ValueCodec {
     case _ => -1
   }
 
-  private val signedRange: Map[Int, (Long, Long)] = Map(
-    SuperType.Int8 -> (Byte.MinValue.toLong, Byte.MaxValue.toLong),
-    SuperType.Int16 -> (Short.MinValue.toLong, Short.MaxValue.toLong),
-    SuperType.Int32 -> (Int.MinValue.toLong, Int.MaxValue.toLong))
+  /**
+   * The range of a signed integer id (int64 and the 64-bit times: all of Long). Two functions,
+   * not a map of pairs: they run per value (no boxed key, no tuple).
+   */
+  def signedMin(id: Int): Long = id match {
+    case SuperType.Int8 => Byte.MinValue
+    case SuperType.Int16 => Short.MinValue
+    case SuperType.Int32 => Int.MinValue
+    case _ => Long.MinValue
+  }
+  def signedMax(id: Int): Long = id match {
+    case SuperType.Int8 => Byte.MaxValue
+    case SuperType.Int16 => Short.MaxValue
+    case SuperType.Int32 => Int.MaxValue
+    case _ => Long.MaxValue
+  }
 
   /** Checks a primitive body's size; returns normally or fails on the cursor. */
   def checkPrimitiveSize(c: Cursor, id: Int, off: Int, len: Int): Unit = {
@@ -239,11 +251,19 @@ object ValueCodec {
    */
   final val MaxValueDepth = 1000
 
-  /** A cursor over the body of a container inside `parent`'s bytes, one level deeper. */
+  /**
+   * A cursor over the body of a container inside `parent`'s bytes, one level deeper. It is
+   * `parent.child`, reused: walks nest, so a container's cursor is done with before its parent
+   * asks for the next one (no allocation per container value).
+   */
   def sub(parent: Cursor, off: Int, len: Int): Cursor = {
     if (parent.depth >= MaxValueDepth) parent.fail(s"value nested more than $MaxValueDepth levels deep", off)
-    val c = new Cursor(parent.buf, off, off + len, parent.whereOf)
-    c.depth = parent.depth + 1
+    var c = parent.child
+    if (c == null) {
+      c = new Cursor(parent.buf, off, off + len, parent.whereOf)
+      c.depth = parent.depth + 1
+      parent.child = c
+    } else { c.pos = off; c.end = off + len }
     c
   }
 
@@ -256,8 +276,7 @@ object ValueCodec {
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 =>
         val v = Varint.decodeCountedSigned(b, off, len)
-        val (lo, hi) = signedRange(id)
-        if (v < lo || v > hi) c.fail(s"${SuperType.primitive(id).name} value $v out of range", off)
+        if (v < signedMin(id) || v > signedMax(id)) c.fail(s"${SuperType.primitive(id).name} value $v out of range", off)
       case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
         decimal(b, off, len, c)
       case SuperType.Bool =>
@@ -364,6 +383,8 @@ object ValueCodec {
   /** Writes the tag of the container begun at `start`, moving the body if the tag needs more than one byte. */
   def endContainer(out: ByteBuf, start: Int): Unit = {
     val len = out.size - start
+    // A body under 127 bytes (most): its tag is the one byte reserved.
+    if (len < 127) { out.bytes(start - 1) = (len + 1).toByte; return }
     val tag = len.toLong + 1
     val n = Varint.uvarintSize(tag)
     if (n > 1) out.insertGap(start, n - 1)
@@ -383,6 +404,12 @@ object ValueCodec {
     out.putUvarint(Varint.countedSize(u) + 1)
     Varint.putCounted(out, u)
   }
+
+  /** A signed counted integer (int64, time, duration) with its tag. */
+  def putSignedTagged(v: Long, out: ByteBuf): Unit = putCountedTagged(Varint.signedToUnsigned(v), out)
+
+  /** A float64 with its tag: 8 little-endian bytes. */
+  def putFloat64Tagged(x: Double, out: ByteBuf): Unit = { out.put(9); putLE(out, java.lang.Double.doubleToRawLongBits(x), 8) }
 
   def putBodyTagged(body: Array[Byte], out: ByteBuf): Unit = {
     out.putUvarint(body.length + 1L); out.put(body)
@@ -421,10 +448,8 @@ object ValueCodec {
       putBodyTagged(Varint.bigUnsignedBytes(b), out)
     case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 | SuperType.Duration | SuperType.Time =>
       val l = asLong(v)
-      signedRange.get(id).foreach { case (lo, hi) =>
-        require(l >= lo && l <= hi, s"$l out of range for ${SuperType.primitive(id).name}")
-      }
-      putCountedTagged(Varint.signedToUnsigned(l), out)
+      require(l >= signedMin(id) && l <= signedMax(id), s"$l out of range for ${SuperType.primitive(id).name}")
+      putSignedTagged(l, out)
     case SuperType.Int128 | SuperType.Int256 =>
       val b = asBig(v)
       require(b.bitLength() < (if (id == SuperType.Int128) 128 else 256), s"$b out of range")
@@ -434,8 +459,7 @@ object ValueCodec {
       out.put(3); out.put(h & 0xff); out.put(h >>> 8)
     case SuperType.Float32 =>
       out.put(5); putLE(out, java.lang.Float.floatToRawIntBits(asDouble(v).toFloat).toLong & 0xffffffffL, 4)
-    case SuperType.Float64 =>
-      out.put(9); putLE(out, java.lang.Double.doubleToRawLongBits(asDouble(v)), 8)
+    case SuperType.Float64 => putFloat64Tagged(asDouble(v), out)
     case SuperType.Float128 => putBodyTagged(Numbers.doubleToWideFloat(asDouble(v), 128), out)
     case SuperType.Float256 => putBodyTagged(Numbers.doubleToWideFloat(asDouble(v), 256), out)
     case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>

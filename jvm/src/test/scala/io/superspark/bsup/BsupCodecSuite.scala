@@ -366,6 +366,40 @@ class BsupCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("T|null and null|T read by the Spark readers in both versions (selectors compared in place), alone and in arrays") {
+    import io.superspark.bsup.spark.{Src, SparkReaders}
+    import io.superspark.types.SuperTypes
+    import org.apache.spark.sql.catalyst.util.ArrayData
+    import org.apache.spark.sql.types.{ArrayType => SArrayType, DataType}
+    val int32 = SuperType.primitive(SuperType.Int32)
+    val opt = UnionType(IndexedSeq(SuperType.int64, SuperType.nullType)) // the member's selector is 0
+    val optLast = UnionType(IndexedSeq(SuperType.nullType, SuperType.int64)) // 1: its bytes differ by version
+    val ints = ArrayType(UnionType(IndexedSeq(int32, SuperType.nullType)))
+    val doubles = ArrayType(UnionType(IndexedSeq(SuperType.nullType, SuperType.float64)))
+    val cases: Seq[(SuperType, Any, Any)] = Seq(
+      (opt, UnionValue(0, 5L), 5L), (opt, UnionValue(0, -300L), -300L), (opt, UnionValue(1, null), null),
+      (optLast, UnionValue(1, Long.MinValue), Long.MinValue), (optLast, UnionValue(0, null), null),
+      (ints, Seq(UnionValue(0, 1L), UnionValue(0, -2L), UnionValue(0, 0L)), Seq(1, -2, 0)),
+      (ints, Seq(UnionValue(0, 1L), UnionValue(1, null)), Seq(1, null)),
+      (ints, Seq.empty, Seq.empty),
+      (doubles, Seq(UnionValue(1, 1.5), UnionValue(1, -0.25)), Seq(1.5, -0.25)),
+      (doubles, Seq(UnionValue(0, null), UnionValue(1, 2.0)), Seq(null, 2.0)))
+    def spark(v: Any, dt: DataType): Any = (v, dt) match {
+      case (a: ArrayData, SArrayType(et, _)) => a.toSeq[Any](et)
+      case _ => v
+    }
+    for (version <- Seq(0, 5); (t, value, expected) <- cases) {
+      val out = new ByteArrayOutputStream()
+      val w = new BsupWriter(out, BsupWriterOptions(compress = false, version = version))
+      w.write(t, value); w.close()
+      val r = new BsupReader(new ByteArrayInputStream(out.toByteArray), "opt.bsup")
+      assert(r.next())
+      val dt = SuperTypes.toSpark(t)
+      val reader = SparkReaders.compile(r.valueType, dt, SuperTypes.DefaultOptions)
+      assert(spark(reader.read(new Src(r.frameCursor), r.valueOffset, r.valueLength), dt) == expected, s"$t $value v$version")
+    }
+  }
+
   test("bad input: encodings that would re-encode differently are errors on the reader and the Spark readers (fuzz-bsup)") {
     import io.superspark.bsup.spark.{Src, SparkReaders}
     import io.superspark.types.SuperTypes

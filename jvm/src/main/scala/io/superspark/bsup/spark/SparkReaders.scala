@@ -15,7 +15,13 @@ import org.apache.spark.unsafe.types.UTF8String
  * The source of the values being converted: the buffer, an error cursor (for messages with
  * byte offsets) and `next`, the position after the last tag read.
  */
-final class Src(var cursor: Cursor) {
+final class Src(c: Cursor) {
+  private var cur: Cursor = c
+  /** The Super Binary version of the cursor's stream (a union's selector rules), read once per cursor set. */
+  var version: Int = if (c == null) 0 else c.whereOf.version
+  def cursor: Cursor = cur
+  def cursor_=(c: Cursor): Unit = { cur = c; version = if (c == null) 0 else c.whereOf.version }
+
   var next: Int = 0
   /** The body length (-1: null) of the value of the last union read by [[SparkReaders.readUnion]]. */
   var unionValueLength: Int = 0
@@ -133,8 +139,32 @@ object SparkReaders {
    * A union with one member besides `null`/`none`, read as that member or null; a value of
    * the null member must be a null tag (else malformed, as everywhere).
    */
-  final class OptionReader(member: ValueReader, memberSel: Int, n: Int) extends ValueReader {
-    private def body(s: Src, off: Int, len: Int): Int = {
+  final class OptionReader(val member: ValueReader, memberSel: Int, n: Int) extends ValueReader {
+    // The member's selector element (tag and counted bytes) under each selector rule: a value
+    // whose body starts with it needs only its value tag parsed.
+    private def selectorElement(version: Int): Array[Byte] = {
+      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(memberSel, version), b); b.toArray
+    }
+    private val signedSel = selectorElement(0)
+    private val unsignedSel = selectorElement(BsupVersion.Latest)
+
+    /**
+     * The member value's body length (-1: null), its offset in `s.next`. Any other body (the
+     * null member, a malformed union) goes through [[readUnion]], which gives the errors.
+     */
+    def body(s: Src, off: Int, len: Int): Int = {
+      val sel = if (BsupVersion.unsignedSelector(s.version)) unsignedSel else signedSel
+      val b = s.buf
+      val k = sel.length
+      if (len > k && b(off) == sel(0) && (k == 1 || java.util.Arrays.equals(b, off + 1, off + k, sel, 1, k))) {
+        val end = off + len
+        val vl = s.tag(off + k, end)
+        if (s.next + math.max(vl, 0) == end) return vl
+      }
+      general(s, off, len)
+    }
+
+    private def general(s: Src, off: Int, len: Int): Int = {
       val sel = readUnion(s, off, len, n)
       val l = s.unionValueLength
       if (l >= 0 && sel != memberSel) s.fail(s.next, "a value of type null or none has a body")
@@ -160,7 +190,7 @@ object SparkReaders {
     val sl = s.tag(off, end)
     if (sl < 0 || sl > 8) s.fail(off, "bad union selector")
     ValueCodec.checkMinimal(s.cursor, s.buf, s.next, sl, "union selector")
-    val sel = ValueCodec.selectorValue(s.buf, s.next, sl, s.cursor.whereOf.version)
+    val sel = ValueCodec.selectorValue(s.buf, s.next, sl, s.version)
     if (sel < 0 || sel >= n) s.fail(off, s"union selector $sel out of range for a union of $n types")
     val vp = s.next + sl
     if (vp >= end) s.fail(off, "union value missing after its selector")
@@ -291,15 +321,17 @@ object SparkReaders {
   final class ArrayReader(elem: ValueReader, checkOrder: Boolean) extends ValueReader {
     // Arrays of ints, longs or doubles are decoded in one pass into a scratch array (grown as
     // elements arrive, never sized from a length) and built unboxed; a null element sends the
-    // array to the general path.
-    private val primitive = elem match {
+    // array to the general path. So do elements of `T|null` (version 5's nullable elements).
+    private val option = elem match { case o: OptionReader => o; case _ => null }
+    private val base = if (option != null) option.member else elem
+    private val primitive = base match {
       case r: IntReader if r.kind == 2 => 4
       case r: IntReader if r.kind == 3 => 8
       case r: DoubleReader if !r.asFloat => 8
       case _ => 0
     }
-    private val intElem = if (primitive != 0) elem match { case r: IntReader => r; case _ => null } else null
-    private val doubleElem = if (primitive != 0) elem match { case r: DoubleReader => r; case _ => null } else null
+    private val intElem = if (primitive != 0) base match { case r: IntReader => r; case _ => null } else null
+    private val doubleElem = if (primitive != 0) base match { case r: DoubleReader => r; case _ => null } else null
     private var ints = new Array[Int](if (primitive == 4) 16 else 0)
     private var longs = new Array[Long](if (primitive == 8) 16 else 0)
 
@@ -349,13 +381,20 @@ object SparkReaders {
         val l = s.tag(p, end)
         if (l < 0) return null
         p = s.next
+        var vp = p
+        var vl = l
+        if (option != null) {
+          vl = option.body(s, p, l)
+          if (vl < 0) return null
+          vp = s.next
+        }
         if (primitive == 4) {
           if (i == ints.length) ints = java.util.Arrays.copyOf(ints, i * 2)
-          ints(i) = intElem.long(s, p, l).toInt
+          ints(i) = intElem.long(s, vp, vl).toInt
         } else {
           if (i == longs.length) longs = java.util.Arrays.copyOf(longs, i * 2)
-          longs(i) = if (intElem != null) intElem.long(s, p, l)
-            else java.lang.Double.doubleToRawLongBits(doubleElem.value(s, p, l))
+          longs(i) = if (intElem != null) intElem.long(s, vp, vl)
+            else java.lang.Double.doubleToRawLongBits(doubleElem.value(s, vp, vl))
         }
         p += l
         i += 1

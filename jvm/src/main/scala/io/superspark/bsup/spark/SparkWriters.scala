@@ -170,12 +170,17 @@ object SparkWriters {
           case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
           case _ => (Long.MinValue, Long.MaxValue)
         }
+        // The common getters chosen once, not per value.
+        val width = dt match {
+          case IntegerType | DateType | _: YearMonthIntervalType => 4
+          case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => 8
+          case _ => 0
+        }
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
-            val v = getLong(dt, g, i)
+            val v = if (width == 4) g.getInt(i).toLong else if (width == 8) g.getLong(i) else getLong(dt, g, i)
             if (v < lo || v > hi) fail(s"$v out of range for $name")
-            val u = Varint.signedToUnsigned(v)
-            out.putUvarint(Varint.countedSize(u) + 1); Varint.putCounted(out, u)
+            ValueCodec.putSignedTagged(v, out)
           }
         }
       case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
@@ -184,28 +189,32 @@ object SparkWriters {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
             ValueCodec.encodePrimitive(id, BigInt(getBig(dt, g, i)), out)
         }
+      // Times and durations: signed 64-bit counted integers, written unboxed.
       case SuperType.Time => dt match {
         case DateType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.encodePrimitive(id, g.getInt(i).toLong * 86400000000000L, out)
+            ValueCodec.putSignedTagged(g.getInt(i).toLong * 86400000000000L, out)
         }
         case TimestampType | TimestampNTZType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
+            ValueCodec.putSignedTagged(Math.multiplyExact(g.getLong(i), 1000L), out)
         }
         case LongType => new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, g.getLong(i), out)
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(g.getLong(i), out)
         }
         case _ => fail(s"cannot write Spark ${dt.catalogString} as time")
       }
       case SuperType.Duration => dt match {
         case _: DayTimeIntervalType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.encodePrimitive(id, Math.multiplyExact(g.getLong(i), 1000L), out)
+            ValueCodec.putSignedTagged(Math.multiplyExact(g.getLong(i), 1000L), out)
         }
         case _ => new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getLong(dt, g, i), out)
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(getLong(dt, g, i), out)
         }
+      }
+      case SuperType.Float64 if dt == DoubleType => new NonNull(nulls) {
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putFloat64Tagged(g.getDouble(i), out)
       }
       case SuperType.Float16 | SuperType.Float32 | SuperType.Float64 | SuperType.Float128 | SuperType.Float256 =>
         new NonNull(nulls) {
@@ -398,7 +407,7 @@ object SparkWriters {
       if (g.isNullAt(i)) out.put(nullValue)
       else {
         val start = ValueCodec.beginContainer(out)
-        out.put(valueSelector)
+        if (valueSelector.length == 1) out.put(valueSelector(0)) else out.put(valueSelector)
         member.write(g, i, out)
         ValueCodec.endContainer(out, start)
       }
