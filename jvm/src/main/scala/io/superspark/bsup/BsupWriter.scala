@@ -117,14 +117,7 @@ final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOp
       case NamedType(n, inner) =>
         val old = names.get(n)
         (old != null && old != inner) || loop(inner)
-      case RecordType(fs) => fs.exists(f => loop(f.typ))
-      case ArrayType(e) => loop(e)
-      case SetType(e) => loop(e)
-      case MapType(k, v) => loop(k) || loop(v)
-      case UnionType(ts) => ts.exists(loop)
-      case ErrorType(e) => loop(e)
-      case FusionType(e) => loop(e)
-      case _ => false
+      case other => SuperType.children(other).exists(loop)
     })
     loop(t)
   }

@@ -150,6 +150,19 @@ final case class FusionType(inner: SuperType) extends SuperType {
 }
 
 object SuperType {
+  /** The types `t` is built of, one level down (a record's field types, a union's members, ...). */
+  def children(t: SuperType): Seq[SuperType] = t match {
+    case RecordType(fs) => fs.map(_.typ)
+    case ArrayType(e) => e :: Nil
+    case SetType(e) => e :: Nil
+    case MapType(k, v) => k :: v :: Nil
+    case UnionType(ts) => ts
+    case ErrorType(e) => e :: Nil
+    case NamedType(_, e) => e :: Nil
+    case FusionType(e) => e :: Nil
+    case _ => Nil
+  }
+
   // Primitive type ids (section 3 of the spec).
   final val Uint8 = 0; final val Uint16 = 1; final val Uint32 = 2; final val Uint64 = 3
   final val Uint128 = 4; final val Uint256 = 5

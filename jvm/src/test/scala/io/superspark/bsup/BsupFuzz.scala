@@ -330,17 +330,7 @@ object BsupFuzz {
      */
     private def namesRedefined(s: StructType, c: Counts): Boolean = {
       val data = StructType(s.fields.init)
-      def fusion(t: SuperType): Boolean = t match {
-        case FusionType(_) => true
-        case RecordType(fs) => fs.exists(f => fusion(f.typ))
-        case ArrayType(e) => fusion(e)
-        case SetType(e) => fusion(e)
-        case MapType(k, v) => fusion(k) || fusion(v)
-        case UnionType(ts) => ts.exists(fusion)
-        case ErrorType(e) => fusion(e)
-        case NamedType(_, e) => fusion(e)
-        case _ => false
-      }
+      def fusion(t: SuperType): Boolean = t.isInstanceOf[FusionType] || SuperType.children(t).exists(fusion)
       // only a write that keeps the read types (union structs) keeps the fusion
       val refused = try hasUnionStruct(s) && fusion(BsupOutputWriter.recordType(data, write5Kept)) catch {
         case e: org.apache.spark.SparkException if e.getCondition == "BSUP_NAME_REDEFINED" => true
