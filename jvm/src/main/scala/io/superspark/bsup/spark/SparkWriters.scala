@@ -164,12 +164,7 @@ object SparkWriters {
     val name = SuperType.primitive(id).name
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
-        val (lo, hi) = id match {
-          case SuperType.Int8 => (Byte.MinValue.toLong, Byte.MaxValue.toLong)
-          case SuperType.Int16 => (Short.MinValue.toLong, Short.MaxValue.toLong)
-          case SuperType.Int32 => (Int.MinValue.toLong, Int.MaxValue.toLong)
-          case _ => (Long.MinValue, Long.MaxValue)
-        }
+        val (lo, hi) = (ValueCodec.signedMin(id), ValueCodec.signedMax(id))
         // The common getters chosen once, not per value.
         val width = dt match {
           case IntegerType | DateType | _: YearMonthIntervalType => 4
