@@ -15,15 +15,23 @@ abstract class FieldWriter {
 /**
  * How writers are compiled: the Super Binary `version`, whether a null may be written as a
  * typed null (a null tag where the Super type has no null member: version 0, or version 5
- * with `superdbReadable=false`), and the column path being compiled (for error messages).
+ * with `superdbReadable=false`), the column path being compiled (for error messages), and the
+ * `T|null` union the writer's values are a member of, if any (`option`: it wraps the one
+ * writer compiled for `T`; the writers of `T`'s parts get none).
  */
-final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column: String = "") {
-  def field(name: String): WriteConf = copy(column = if (column.isEmpty) name else s"$column.$name")
-  def element: WriteConf = copy(column = s"$column[]")
-  def mapValue: WriteConf = copy(column = s"$column{}")
+final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column: String = "",
+    option: Option[UnionType] = None) {
+  def field(name: String): WriteConf = copy(column = if (column.isEmpty) name else s"$column.$name", option = None)
+  def element: WriteConf = copy(column = s"$column[]", option = None)
+  def mapKey: WriteConf = copy(option = None)
+  def mapValue: WriteConf = copy(column = s"$column{}", option = None)
+  /** The conf of a union's member writers (their values are wrapped by the union's writer). */
+  def member: WriteConf = copy(option = None)
+  /** The conf of the writer of `T` in the `T|null` union `u`. */
+  def optional(u: UnionType): WriteConf = copy(option = Some(u))
 
-  /** What a writer of Super type `t` for Spark type `dt` does with a null. */
-  def nulls(t: SuperType, dt: DataType): NullSlot = new NullSlot(typedNulls, column, t, dt)
+  /** What a writer of Super type `t` for Spark type `dt` puts for a null and around a value. */
+  def nulls(t: SuperType, dt: DataType): Slot = new Slot(typedNulls, column, t, dt, option, version)
 }
 
 object WriteConf {
@@ -31,10 +39,51 @@ object WriteConf {
   def forWrite(version: Int, superdbReadable: Boolean): WriteConf = WriteConf(version, version == 0 || !superdbReadable)
 }
 
-/** A slot whose Super type has no null member: a null is a null tag, or an error at version 5. */
-final class NullSlot(typed: Boolean, column: String, t: SuperType, dt: DataType) {
-  def put(out: ByteBuf): Unit =
-    if (typed) out.put(0) else throw BsupErrors.nullWithoutUnion(column, t, dt)
+/**
+ * What a writer of Super type `t` (for Spark type `dt`) puts for a null and around a value. In
+ * a `T|null` union (`option`: SuperDB's nullable value, version 5) a null is the union's null
+ * member and a value is wrapped as its member `T`, the union's bytes precomputed. Elsewhere the
+ * Super type has no null member: a null is a null tag (a typed null), or an error where typed
+ * nulls are not allowed.
+ */
+final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, option: Option[UnionType], version: Int) {
+  /** True when a value is wrapped: [[begin]], the member's tagged value, `ValueCodec.endContainer`. */
+  val wraps: Boolean = option.isDefined
+
+  private def selector(sel: Int): Array[Byte] = {
+    val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), b); b.toArray
+  }
+  private val valueSelector: Array[Byte] = option.map(u => selector(u.types.indexOf(SuperTypes.optionOf(u).get))).orNull
+  private val nullValue: Array[Byte] = option.map { u =>
+    val b = new ByteBuf(8)
+    val start = ValueCodec.beginContainer(b)
+    b.put(selector(u.types.indexWhere(SuperTypes.holdsNull))); b.put(0)
+    ValueCodec.endContainer(b, start)
+    b.toArray
+  }.orNull
+
+  def putNull(out: ByteBuf): Unit =
+    if (nullValue != null) out.put(nullValue)
+    else if (typed) out.put(0)
+    else throw BsupErrors.nullWithoutUnion(column, t, dt)
+
+  private[this] val selectorLength = if (valueSelector == null) 0 else valueSelector.length
+  private[this] val selector0: Byte = if (valueSelector == null) 0 else valueSelector(0)
+
+  /**
+   * Opens the union value around a member value (`ValueCodec.beginContainer`, then the member's
+   * selector, in one bounds check); returns the start for `ValueCodec.endContainer`.
+   */
+  def begin(out: ByteBuf): Int = {
+    out.ensure(1 + selectorLength)
+    val p = out.size
+    val b = out.bytes
+    b(p) = 0
+    b(p + 1) = selector0
+    if (selectorLength > 1) System.arraycopy(valueSelector, 1, b, p + 2, selectorLength - 1)
+    out.size = p + 1 + selectorLength
+    p + 1
+  }
 }
 
 /**
@@ -46,10 +95,17 @@ final class NullSlot(typed: Boolean, column: String, t: SuperType, dt: DataType)
 object SparkWriters {
   private def fail(msg: String): Nothing = throw new IllegalArgumentException(msg)
 
-  /** A writer for non-null values; a null goes to its slot's [[NullSlot]]. */
-  private abstract class NonNull(nulls: NullSlot) extends FieldWriter {
+  /**
+   * A writer whose [[Slot]] handles a null and, in a `T|null` union, wraps each value: one
+   * virtual call and one null check per value, whether or not the slot is a union.
+   */
+  abstract class NonNull(slot: Slot) extends FieldWriter {
+    private[this] val wraps = slot.wraps
     final def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) nulls.put(out) else put(g, i, out)
+      if (g.isNullAt(i)) slot.putNull(out)
+      else if (!wraps) put(g, i, out)
+      else { val start = slot.begin(out); put(g, i, out); ValueCodec.endContainer(out, start) }
+    /** Appends the non-null value at `i`, tag-encoded. */
     def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit
   }
 
@@ -111,16 +167,21 @@ object SparkWriters {
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case MapType(k, v) => dt match {
-      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, c), compile(v, vt, c.mapValue), c.nulls(t, dt))
+      case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, c.mapKey), compile(v, vt, c.mapValue), c.nulls(t, dt))
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case u: UnionType => dt match {
       case st: StructType if SparkReaders.isUnionStruct(st) && SuperTypes.unionFieldMembers(u, st).isDefined =>
         new UnionWriter(u, st, SuperTypes.unionFieldMembers(u, st).get, c)
-      // `T|null` (or `T|none`) of a plain Spark column: a null is the null member, a value the other.
+      // `T|null` (or `T|none`) of a plain Spark column: a null is the null member, a value the
+      // other. The writer of `T` wraps its values itself; one that cannot (of a union or a null
+      // type) is wrapped by an OptionWriter.
       case _ if SuperTypes.optionOf(u).isDefined =>
         val m = SuperTypes.optionOf(u).get
-        new OptionWriter(u, u.types.indexOf(m), compile(m, dt, c), c.version)
+        compile(m, dt, c.optional(u)) match {
+          case w: NonNull => w
+          case _ => new OptionWriter(c.optional(u).nulls(m, dt), compile(m, dt, c.member))
+        }
       case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
     }
     case EnumType(symbols) =>
@@ -275,14 +336,12 @@ object SparkWriters {
     }
   }
 
-  final class StructWriter(t: RecordType, st: StructType, c: WriteConf) extends FieldWriter {
+  final class StructWriter(t: RecordType, st: StructType, c: WriteConf) extends NonNull(c.nulls(t, st)) {
     if (t.fields.size != st.length) fail(s"cannot write Spark ${st.catalogString} as $t")
     private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType, c.field(f.name)) }.toArray
     private val n = writers.length
-    private val nulls = c.nulls(t, st)
 
-    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) nulls.put(out) else writeStruct(g.getStruct(i, n), out)
+    def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = writeStruct(g.getStruct(i, n), out)
 
     def writeStruct(row: SpecializedGetters, out: ByteBuf): Unit = {
       val start = ValueCodec.beginContainer(out)
@@ -292,43 +351,40 @@ object SparkWriters {
     }
   }
 
-  final class ArrayWriter(elem: FieldWriter, sorted: Boolean, nulls: NullSlot) extends FieldWriter {
-    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) nulls.put(out)
-      else {
-        val a = g.getArray(i)
-        val start = ValueCodec.beginContainer(out)
-        if (!sorted) {
-          var j = 0
-          while (j < a.numElements()) { elem.write(a, j, out); j += 1 }
-        } else {
-          val tmp = new ByteBuf(64)
-          val elems = (0 until a.numElements()).map { j => tmp.clear(); elem.write(a, j, tmp); tmp.toArray }
-          ValueCodec.sortedEncoded(elems).foreach(out.put)
-        }
-        ValueCodec.endContainer(out, start)
+  final class ArrayWriter(elem: FieldWriter, sorted: Boolean, slot: Slot) extends NonNull(slot) {
+    def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+      val a = g.getArray(i)
+      val n = a.numElements()
+      val start = ValueCodec.beginContainer(out)
+      if (!sorted) {
+        var j = 0
+        while (j < n) { elem.write(a, j, out); j += 1 }
+      } else {
+        val tmp = new ByteBuf(64)
+        val elems = (0 until n).map { j => tmp.clear(); elem.write(a, j, tmp); tmp.toArray }
+        ValueCodec.sortedEncoded(elems).foreach(out.put)
       }
+      ValueCodec.endContainer(out, start)
+    }
   }
 
-  final class MapWriter(key: FieldWriter, value: FieldWriter, nulls: NullSlot) extends FieldWriter {
-    def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) nulls.put(out)
-      else {
-        val m = g.getMap(i)
-        val ks = m.keyArray(); val vs = m.valueArray()
-        val tmp = new ByteBuf(64)
-        val entries = (0 until m.numElements()).map { j =>
-          tmp.clear(); key.write(ks, j, tmp); val k = tmp.toArray
-          tmp.clear(); value.write(vs, j, tmp); (k, tmp.toArray)
-        }.sortWith((a, b) => java.util.Arrays.compareUnsigned(a._1, b._1) < 0)
-        val start = ValueCodec.beginContainer(out)
-        var prev: Array[Byte] = null
-        entries.foreach { case (k, v) =>
-          if (prev == null || !java.util.Arrays.equals(prev, k)) { out.put(k); out.put(v) }
-          prev = k
-        }
-        ValueCodec.endContainer(out, start)
+  final class MapWriter(key: FieldWriter, value: FieldWriter, slot: Slot) extends NonNull(slot) {
+    def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+      val m = g.getMap(i)
+      val ks = m.keyArray(); val vs = m.valueArray()
+      val tmp = new ByteBuf(64)
+      val entries = (0 until m.numElements()).map { j =>
+        tmp.clear(); key.write(ks, j, tmp); val k = tmp.toArray
+        tmp.clear(); value.write(vs, j, tmp); (k, tmp.toArray)
+      }.sortWith((a, b) => java.util.Arrays.compareUnsigned(a._1, b._1) < 0)
+      val start = ValueCodec.beginContainer(out)
+      var prev: Array[Byte] = null
+      entries.foreach { case (k, v) =>
+        if (prev == null || !java.util.Arrays.equals(prev, k)) { out.put(k); out.put(v) }
+        prev = k
       }
+      ValueCodec.endContainer(out, start)
+    }
   }
 
   /**
@@ -342,7 +398,7 @@ object SparkWriters {
   final class UnionWriter(u: UnionType, st: StructType, memberOf: IndexedSeq[Int], c: WriteConf) extends FieldWriter {
     private val version = c.version
     private val fieldCount = st.length - 1
-    private val members = Array.tabulate(fieldCount)(j => compile(u.types(memberOf(j)), st.fields(j + 1).dataType, c))
+    private val members = Array.tabulate(fieldCount)(j => compile(u.types(memberOf(j)), st.fields(j + 1).dataType, c.member))
     private def selectorBytes(k: Int): Array[Byte] = {
       val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(k, version), b); b.toArray
     }
@@ -359,7 +415,7 @@ object SparkWriters {
         b.toArray
     }
 
-    private def putNull(out: ByteBuf): Unit = if (nullValue != null) out.put(nullValue) else nulls.put(out)
+    private def putNull(out: ByteBuf): Unit = if (nullValue != null) out.put(nullValue) else nulls.putNull(out)
 
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
       if (g.isNullAt(i)) putNull(out)
@@ -382,29 +438,12 @@ object SparkWriters {
   }
 
   /**
-   * `T|null` (or `T|none`) written from a plain nullable Spark value: a null is the union's null
-   * member, any other value its member `valueSel` (the union's bytes are precomputed).
+   * `T|null` (or `T|none`) around a writer of `T` that cannot wrap its values itself (of a
+   * union or a null type): a null is the union's null member, any other value its member.
    */
-  final class OptionWriter(u: UnionType, valueSel: Int, member: FieldWriter, version: Int) extends FieldWriter {
-    private def selector(sel: Int): Array[Byte] = {
-      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), b); b.toArray
-    }
-    private val valueSelector = selector(valueSel)
-    private val nullValue = {
-      val b = new ByteBuf(8)
-      val start = ValueCodec.beginContainer(b)
-      b.put(selector(u.types.indexWhere(SuperTypes.holdsNull))); b.put(0)
-      ValueCodec.endContainer(b, start)
-      b.toArray
-    }
-
+  final class OptionWriter(slot: Slot, member: FieldWriter) extends FieldWriter {
     def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-      if (g.isNullAt(i)) out.put(nullValue)
-      else {
-        val start = ValueCodec.beginContainer(out)
-        if (valueSelector.length == 1) out.put(valueSelector(0)) else out.put(valueSelector)
-        member.write(g, i, out)
-        ValueCodec.endContainer(out, start)
-      }
+      if (g.isNullAt(i)) slot.putNull(out)
+      else { val start = slot.begin(out); member.write(g, i, out); ValueCodec.endContainer(out, start) }
   }
 }

@@ -14,7 +14,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * `StructWriter` and `BsupWriter`, lz4) to a byte-counting sink. Run it under JFR:
  *
  * {{{
- *   ./dev/sbt "Test/runMain io.superspark.bsup.spark.BsupWriteProfile 20 5"   # rounds, version
+ *   ./dev/sbt "Test/runMain io.superspark.bsup.spark.BsupWriteProfile 20 5"     # rounds, version
+ *   ./dev/sbt "Test/runMain io.superspark.bsup.spark.BsupWriteProfile 20 0,5"   # versions alternating
  * }}}
  */
 object BsupWriteProfile {
@@ -43,13 +44,13 @@ object BsupWriteProfile {
 
   def main(args: Array[String]): Unit = {
     val rounds = args(0).toInt
-    val version = args(1)
-    val opts = new BsupOptions(Map("compression" -> "lz4", "version" -> version), "_corrupt_record")
+    // One version, or several ("0,5"): their rounds alternate in this JVM, as in the bench's.
+    val versions = args(1).split(",").toSeq
     val data = rows(1000000)
-    val recordType = BsupOutputWriter.recordType(schema, opts)
-    println(s"version $version: $recordType")
     var bytes = 0L
-    def write(): Long = {
+    def write(version: String): Long = {
+      val opts = new BsupOptions(Map("compression" -> "lz4", "version" -> version), "_corrupt_record")
+      val recordType = BsupOutputWriter.recordType(schema, opts)
       val sink = new java.io.OutputStream {
         def write(b: Int): Unit = bytes += 1
         override def write(b: Array[Byte], off: Int, len: Int): Unit = bytes += len
@@ -68,11 +69,22 @@ object BsupWriteProfile {
       data.length
     }
     val cpu = java.lang.management.ManagementFactory.getThreadMXBean
-    write()
-    val ts = (0 until rounds).map { _ =>
+    versions.foreach { v =>
+      println(s"version $v: ${BsupOutputWriter.recordType(schema, new BsupOptions(Map("version" -> v), "_c"))}")
+      write(v)
+    }
+    val ts = versions.map(_ -> scala.collection.mutable.ArrayBuffer[Double]()).toMap
+    val sizes = scala.collection.mutable.Map[String, Long]()
+    for (_ <- 0 until rounds; v <- versions) {
       bytes = 0L
-      val t0 = cpu.getCurrentThreadCpuTime; write(); (cpu.getCurrentThreadCpuTime - t0) / 1e6
-    }.sorted
-    println(f"write  median ${ts(ts.size / 2)}%8.1f ms  min ${ts.head}%8.1f ms CPU  ($rounds rounds, rows ${data.length}%,d, $bytes%,d bytes)")
+      val t0 = cpu.getCurrentThreadCpuTime; write(v); ts(v) += (cpu.getCurrentThreadCpuTime - t0) / 1e6
+      sizes(v) = bytes
+    }
+    val medians = versions.map { v =>
+      val t = ts(v).sorted
+      println(f"version $v write  median ${t(t.size / 2)}%8.1f ms  min ${t.head}%8.1f ms CPU  ($rounds rounds, rows ${data.length}%,d, ${sizes(v)}%,d bytes)")
+      t(t.size / 2)
+    }
+    if (versions.size == 2) println(f"ratio=${versions(1)}/${versions(0)} CPU time ${medians(1) / medians(0)}%.3f")
   }
 }
