@@ -92,3 +92,55 @@ def test_no_readable_value_gives_the_corrupt_column_alone(spark, tmp_dir):
     assert df.columns == ["id", "s", "_corrupt_record"]
     assert sorted((r.id, r.s, r._corrupt_record is None) for r in df.collect() if r.id is not None) == \
         [(1, "ok", True), (2, "two", True)]
+
+
+def _read_with_threads(spark, threads, paths, **options):
+    key = "spark.superspark.bsup.inference.threads"
+    spark.conf.set(key, str(threads))
+    try:
+        return spark.read.format("bsup").options(**options).load(paths)
+    finally:
+        spark.conf.unset(key)
+
+
+def test_parallel_inference_merges_types_in_file_order(spark, tmp_dir):
+    # Column x is a string in the first file, which is the slowest to read (50,000 values), and
+    # int64 in the 11 small ones after it. The union's members come in the order first seen,
+    # file by file, however many threads read the files and whichever finishes first.
+    paths = []
+    for k in range(12):
+        if k == 0:
+            body = frame(0, record_typedef([("x", STRING)])) + frame(1, rec_value(30, b"first") * 50000)
+        else:
+            body = frame(0, record_typedef([("x", INT64)])) + frame(1, rec_value(30, counted_signed(k)))
+        paths.append(write(os.path.join(tmp_dir, f"f{k:02d}.bsup"), body + EOS))
+    serial = _read_with_threads(spark, 1, paths)
+    parallel = _read_with_threads(spark, 8, paths)
+    assert parallel.schema == serial.schema
+    x = serial.schema["x"].dataType
+    assert [f.name for f in x.fields] == ["selector", "string", "int64"]
+    rows = parallel.collect()
+    assert len(rows) == 50011
+    assert sorted(r.x.int64 for r in rows if r.x.int64 is not None) == list(range(1, 12))
+    assert sum(1 for r in rows if r.x.string == "first") == 50000
+
+
+def test_parallel_inference_fails_on_the_first_bad_file_in_order(spark, tmp_dir):
+    # Files 1 and 3 hold invalid UTF-8: file 1's bad value is its last of 50,000, file 3's its
+    # first, so file 3's error is met first in time. FAILFAST names file 1 either way, as a
+    # serial inference does.
+    good = rec_value(30, b"ok")
+    paths = []
+    for k in range(5):
+        values = {1: good * 49999 + rec_value(30, b"\xff"), 3: rec_value(30, b"\xff") + good}.get(k, good)
+        data = frame(0, record_typedef([("x", STRING)])) + frame(1, values) + EOS
+        paths.append(write(os.path.join(tmp_dir, f"g{k}.bsup"), data))
+    for threads in (1, 8):
+        with pytest.raises(Exception) as e:
+            _read_with_threads(spark, threads, paths, mode="FAILFAST")
+        assert "MALFORMED_RECORD_IN_PARSING" in str(e.value), threads
+        assert "g1.bsup: byte offset" in str(e.value) and "g3.bsup" not in str(e.value), threads
+    # The setting is validated like Spark's own.
+    with pytest.raises(Exception) as e:
+        spark.conf.set("spark.superspark.bsup.inference.threads", "0")
+    assert "spark.superspark.bsup.inference.threads" in str(e.value) and "must be 1 or more" in str(e.value)

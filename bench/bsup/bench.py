@@ -29,6 +29,7 @@ spark = superspark.session("bench-bsup", master="local[2]", **{
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.avro.compression.codec": "snappy",
     "spark.sql.session.timeZone": "UTC",
+    "spark.driver.memory": os.environ.get("BENCH_DRIVER_MEMORY", "4g"),
 })
 spark.sparkContext.setLogLevel("ERROR")
 

@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{FileFormat, OutputWriterFactory, PartitionedFile}
 import org.apache.spark.sql.sources.{DataSourceRegister, Filter}
+import org.apache.spark.sql.superspark.SuperSparkSQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.util.SerializableConfiguration
 
@@ -39,7 +40,7 @@ class BsupFileFormat extends FileFormat with DataSourceRegister with Serializabl
     val nonEmpty = files.filter(_.getLen > 0)
     val step = math.max(1, math.round(1.0 / opts.samplingRatio).toInt)
     BsupInference.inferSchema(nonEmpty.indices.filter(_ % step == 0).map(nonEmpty).map(f => (f.getPath, f.getLen)),
-      conf, opts)
+      conf, opts, SuperSparkSQLConf.bsupInferenceThreads(spark.sessionState.conf))
   }
 
   override def isSplitable(spark: SparkSession, options: Map[String, String], path: Path): Boolean = true

@@ -15,11 +15,20 @@ import org.apache.spark.sql.types.{StringType, StructField, StructType}
  * parses every record it infers from).
  */
 object BsupInference {
-  /** The schema of the values of `files` (path, length), or None when they hold no value. */
-  def inferSchema(files: Seq[(Path, Long)], conf: Configuration, opts: BsupOptions): Option[StructType] = {
+  /**
+   * The schema of the values of `files` (path, length), or None when they hold no value. Up to
+   * `threads` files are read at once; their types are merged in file order (a union's members
+   * come in the order first seen), and the first error in file order is the one thrown.
+   */
+  def inferSchema(files: Seq[(Path, Long)], conf: Configuration, opts: BsupOptions, threads: Int = 1): Option[StructType] = {
     val types = new java.util.LinkedHashSet[SuperType]()
     val versions = new java.util.HashSet[Integer]()
-    val malformed = files.flatMap { case (p, len) => collectTypes(p, len, conf, opts, types, versions) }
+    val perFile = inParallel(files, threads) { case (p, len) =>
+      val ts = new java.util.LinkedHashSet[SuperType]()
+      val vs = new java.util.HashSet[Integer]()
+      (ts, vs, collectTypes(p, len, conf, opts, ts, vs))
+    }
+    val malformed = perFile.flatMap { case (ts, vs, bad) => types.addAll(ts); versions.addAll(vs); bad }
     val data =
       if (types.isEmpty) None
       else {
@@ -30,6 +39,27 @@ object BsupInference {
       }
     withCorruptColumn(data, malformed, opts)
   }
+
+  /**
+   * `f` of each of `xs`, in their order, computed by up to `threads` daemon threads (inline for
+   * one). The first failure in `xs`'s order is rethrown as it was thrown; the rest are cancelled.
+   */
+  private[spark] def inParallel[A, B](xs: Seq[A], threads: Int)(f: A => B): Seq[B] =
+    if (xs.size <= 1 || threads <= 1) xs.map(f)
+    else {
+      val n = new java.util.concurrent.atomic.AtomicInteger()
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(xs.size, threads), (r: Runnable) => {
+        val t = new Thread(r, s"bsup-infer-${n.incrementAndGet()}")
+        t.setDaemon(true)
+        t
+      })
+      try {
+        val futures = xs.map(x => pool.submit(() => f(x)))
+        futures.map { fu =>
+          try fu.get() catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
+        }
+      } finally pool.shutdownNow()
+    }
 
   /**
    * Adds the types of the first values of `path` to `types` (and their

@@ -157,6 +157,9 @@ object SparkReaders {
       val b = s.buf
       val k = sel.length
       if (len > k && b(off) == sel(0) && (k == 1 || java.util.Arrays.equals(b, off + 1, off + k, sel, 1, k))) {
+        // Most member values: a one-byte tag (a body under 127 bytes) whose body ends the union.
+        val x = b(off + k)
+        if (x > 0 && x == len - k) { s.next = off + k + 1; return x - 1 }
         val end = off + len
         val vl = s.tag(off + k, end)
         if (s.next + math.max(vl, 0) == end) return vl
@@ -235,6 +238,10 @@ object SparkReaders {
     private val readers: Array[ValueReader] = src.fields.zip(ordinals).map { case (f, o) =>
       if (o >= 0) compile(f.typ, target.fields(o).dataType, opts, reuseRows) else null
     }.toArray
+    // A `T|null` field (version 5's nullable field) is read here through its OptionReader's
+    // `body` and its member's reader: one virtual call per value, as for a plain field.
+    private val options: Array[OptionReader] = readers.map { case o: OptionReader => o; case _ => null }
+    private val bases: Array[ValueReader] = readers.map { case o: OptionReader => o.member; case r => r }
     private val width = target.length
     // Fields after the last required one are not even walked (values are read lazily).
     private val last = ordinals.lastIndexWhere(_ >= 0)
@@ -265,12 +272,22 @@ object SparkReaders {
         p = s.next
         val o = ordinals(i)
         if (l >= 0) {
-          if (o >= 0) readers(i).readTo(s, p, l, row, o)
+          if (o >= 0) readField(s, i, p, l, row, o)
           p += l
         } else if (o >= 0) row.setNullAt(o)
         i += 1
       }
       if (last == n - 1 && p != end) s.fail(p, "extra bytes at the end of a record value")
+    }
+
+    /** Reads the non-null value of field `i` (body `[p, p+l)`) into `row` at `o`. */
+    private def readField(s: Src, i: Int, p: Int, l: Int, row: InternalRow, o: Int): Unit = {
+      val option = options(i)
+      if (option == null) bases(i).readTo(s, p, l, row, o)
+      else {
+        val vl = option.body(s, p, l)
+        if (vl < 0) row.setNullAt(o) else bases(i).readTo(s, s.next, vl, row, o)
+      }
     }
 
     private def setUnfilledNull(row: InternalRow): Unit = {
@@ -299,7 +316,7 @@ object SparkReaders {
         lengths(i) = l
         val o = ordinals(i)
         if (o >= 0 && filterOrdinals.contains(o)) {
-          if (l >= 0) readers(i).readTo(s, p, l, row, o) else row.setNullAt(o)
+          if (l >= 0) readField(s, i, p, l, row, o) else row.setNullAt(o)
         }
         if (l >= 0) p += l
         i += 1
@@ -310,7 +327,7 @@ object SparkReaders {
       while (i <= last) {
         val o = ordinals(i)
         if (o >= 0 && !filterOrdinals.contains(o)) {
-          if (lengths(i) >= 0) readers(i).readTo(s, offsets(i), lengths(i), row, o) else row.setNullAt(o)
+          if (lengths(i) >= 0) readField(s, i, offsets(i), lengths(i), row, o) else row.setNullAt(o)
         }
         i += 1
       }

@@ -14,38 +14,56 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
  *
  * {{{
  *   ./dev/sbt "Test/runMain io.superspark.bsup.spark.BsupReadProfile 20 bench/out/bsup/bsup/part-*.bsup"
+ *   ./dev/sbt "Test/runMain io.superspark.bsup.spark.BsupReadProfile 20 bench/out/bsup/bsup bench/out/bsup/bsup5"
  * }}}
  */
 object BsupReadProfile {
   def main(args: Array[String]): Unit = {
     val rounds = args(0).toInt
-    val files = args.drop(1).toSeq.map(f => new Path(new java.io.File(f).getAbsolutePath))
+    // Files (one set), or directories (a set each, of their .bsup files): the sets' rounds
+    // alternate in this JVM, as the bench's formats do in its one.
+    val sets: Seq[(String, Seq[java.io.File])] = {
+      val paths = args.drop(1).toSeq.map(new java.io.File(_))
+      if (paths.forall(_.isDirectory)) paths.map(d => d.getName -> d.listFiles().filter(_.getName.endsWith(".bsup")).sorted.toSeq)
+      else Seq("files" -> paths)
+    }
     val conf = new Configuration()
     val opts = new BsupOptions(Map.empty[String, String], "_corrupt_record")
-    val withLength = files.map(p => (p, p.getFileSystem(conf).getFileStatus(p).getLen))
-    val schema = BsupInference.inferSchema(withLength, conf, opts).get
-    val proj = UnsafeProjection.create(schema)
-    def infer(): Long = { BsupInference.inferSchema(withLength, conf, opts); 0L }
-    def read(): Long = {
-      var n = 0L
-      withLength.foreach { case (p, len) =>
-        val file = PartitionedFile(InternalRow.empty, SparkPath.fromPath(p), 0L, len, Array.empty[String], 0L, len)
-        val it = new BsupRowIterator(file, conf, schema, opts)
-        while (it.hasNext) { proj(it.next()); n += 1 }
-        it.close()
+    final class Set(files: Seq[java.io.File]) {
+      val withLength = files.map { f =>
+        val p = new Path(f.getAbsolutePath); (p, p.getFileSystem(conf).getFileStatus(p).getLen)
       }
-      n
+      val schema = BsupInference.inferSchema(withLength, conf, opts).get
+      val proj = UnsafeProjection.create(schema)
+      def infer(): Long = { BsupInference.inferSchema(withLength, conf, opts); 0L }
+      def read(): Long = {
+        var n = 0L
+        withLength.foreach { case (p, len) =>
+          val file = PartitionedFile(InternalRow.empty, SparkPath.fromPath(p), 0L, len, Array.empty[String], 0L, len)
+          val it = new BsupRowIterator(file, conf, schema, opts)
+          while (it.hasNext) { proj(it.next()); n += 1 }
+          it.close()
+        }
+        n
+      }
     }
+    val built = sets.map { case (name, files) => name -> new Set(files) }
     // CPU time of this thread: the shared machine's load does not count.
     val cpu = java.lang.management.ManagementFactory.getThreadMXBean
-    def timed(name: String, f: () => Long): Unit = {
-      val ts = (0 until rounds).map { _ =>
-        val t0 = cpu.getCurrentThreadCpuTime; f(); (cpu.getCurrentThreadCpuTime - t0) / 1e6
-      }.sorted
-      println(f"$name%-6s median ${ts(ts.size / 2)}%8.1f ms  min ${ts.head}%8.1f ms CPU  (${rounds} rounds, rows ${read()}%,d)")
+    def time(f: () => Long): Double = { val t0 = cpu.getCurrentThreadCpuTime; f(); (cpu.getCurrentThreadCpuTime - t0) / 1e6 }
+    built.foreach { case (_, s) => s.read(); s.infer() }
+    val times = scala.collection.mutable.Map[(String, String), Seq[Double]]().withDefaultValue(Seq.empty)
+    for (_ <- 0 until rounds; (name, s) <- built) {
+      times((name, "infer")) :+= time(() => s.infer())
+      times((name, "read")) :+= time(() => s.read())
     }
-    read(); infer()
-    timed("infer", () => infer())
-    timed("read", () => read())
+    def median(k: (String, String)): Double = { val t = times(k).sorted; t(t.size / 2) }
+    for ((name, s) <- built; what <- Seq("infer", "read")) {
+      val t = times((name, what)).sorted
+      println(f"$name%-8s $what%-6s median ${median((name, what))}%8.1f ms  min ${t.head}%8.1f ms CPU  ($rounds rounds, rows ${s.read()}%,d)")
+    }
+    if (built.size == 2) for (what <- Seq("infer", "read")) {
+      println(f"ratio=${built(1)._1}/${built(0)._1} $what CPU time ${median((built(1)._1, what)) / median((built(0)._1, what))}%.3f")
+    }
   }
 }

@@ -79,6 +79,12 @@ object SuperSparkSQLConf {
       .version(Since).booleanConf.createWithDefault(true))
 
   /** Makes sure the entries are registered (initializes this object). */
+  val BsupInferenceThreads: ConfigEntry[Int] = entry[Int]("spark.superspark.bsup.inference.threads")(
+    _.doc("Most files whose first values the bsup data source's schema inference reads at once, on the driver " +
+      "(a thread each, as Spark reads Parquet footers in parallel). The schema does not depend on it: the files' " +
+      "types are merged in file order. 1 reads them one after another.")
+      .version(Since).intConf.checkValue(_ >= 1, "must be 1 or more").createWithDefault(8))
+
   def register(): Unit = ()
 
   def footerRead(conf: SQLConf): Boolean = conf.getConf(FooterRead)
@@ -90,4 +96,5 @@ object SuperSparkSQLConf {
   def alpColumns(conf: SQLConf): String = conf.getConf(AlpColumns)
   def alpForm(conf: SQLConf): String = conf.getConf(AlpForm)
   def alpRead(conf: SQLConf): Boolean = conf.getConf(AlpRead)
+  def bsupInferenceThreads(conf: SQLConf): Int = conf.getConf(BsupInferenceThreads)
 }
