@@ -240,9 +240,13 @@ object SuperTypes {
   /**
    * `t|null` with its members in SuperDB's order: `null` after a primitive type (or a name of
    * one, e.g. `deciaml_4_18|null`), before a complex type (`null|[int64|null]`), as SuperDB's
-   * version 5 writer orders them (see `spark_like` in ../shared/interop/superdb).
+   * version 5 writer orders them (see `spark_like` in ../shared/interop/superdb). A union gets
+   * `null` as one more member (a union cannot be a union's member): `uint32|uint64|null`.
    */
-  def orNull(t: SuperType): UnionType = superdbUnion(IndexedSeq(t, SuperType.nullType))
+  def orNull(t: SuperType): UnionType = t match {
+    case UnionType(ms) => superdbUnion(if (ms.exists(isNullMember)) ms else ms :+ SuperType.nullType)
+    case _ => superdbUnion(IndexedSeq(t, SuperType.nullType))
+  }
 
   /**
    * The members in SuperDB's canonical order. SuperDB sorts a union's members whenever it makes

@@ -246,6 +246,30 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(scala.util.Random.shuffle(order).sortWith((a, b) => SuperTypes.compareSuperdb(a, b) < 0) == order)
     assert(SuperTypes.orNull(SuperType.parse("n={a:int64}")).types.last == SuperType.nullType)
     assert(SuperTypes.orNull(SuperType.parse("{a:int64}")).types.head == SuperType.nullType)
+    // A union's null is one more member, never a union inside a union.
+    assert(SuperTypes.orNull(SuperType.parse("(uint64|uint32)")).types == SuperType.parse("(uint32|uint64|null)").asInstanceOf[UnionType].types)
+    assert(SuperTypes.nullableSlots(SuperType.parse("n={a:(string|int64)}")) == SuperType.parse("n={a:(int64|string|null)}"))
+  }
+
+  test("version 5 write of a named record with a union field (kept types): null joins the union, rows read back") {
+    // Found by fuzz-bsup (seed 4): the named type's nullable union slot became `null|(int64|string)`.
+    val b = new ByteArrayOutputStream()
+    val w = new BsupWriter(b, BsupWriterOptions(compress = false, version = 0))
+    val rt = SuperType.record("r" -> SuperType.parse("n={a:(string|int64)}"))
+    val u = SuperType.parse("(string|int64)").asInstanceOf[UnionType]
+    Seq(UnionValue(u.types.indexOf(SuperType.int64), 7L), UnionValue(u.types.indexOf(SuperType.string), "x"), null)
+      .foreach(v => w.write(Value(rt, IndexedSeq(IndexedSeq(v)))))
+    w.close()
+    val dir = tmp(); Files.write(new File(dir, "v0.bsup").toPath, b.toByteArray)
+    val df = spark.read.format("bsup").option("mode", "FAILFAST").load(dir.getPath)
+    // A null union is a null union struct.
+    def members(rows: Seq[Row]) = rows.map(_.getStruct(0).getStruct(0)).map(r =>
+      if (r == null) null else (r.getAs[Any]("int64"), r.getAs[Any]("string")))
+    assert(members(df.collect().toSeq) == Seq((7L, null), (null, "x"), null))
+    val (d5, b5) = writeOne(df, "version" -> "5", "compression" -> "none", "superdbReadable" -> "false")
+    assert(values(b5).head.typ.asInstanceOf[RecordType].fields.head.typ == SuperType.parse("(n={a:(int64|string|null)}|null)"))
+    val back = spark.read.format("bsup").option("mode", "FAILFAST").schema(df.schema).load(d5.getPath).collect().toSeq
+    assert(members(back) == Seq((7L, null), (null, "x"), null))
   }
 
   test("decimals round trip exactly: float64 when exact (else a named error), string and spec on request") {
