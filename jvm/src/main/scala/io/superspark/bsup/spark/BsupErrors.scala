@@ -43,6 +43,11 @@ object BsupErrors {
     new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.NULL_WITHOUT_UNION",
       Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString))
 
+  def valueOutOfRange(column: String, value: String, t: SuperType, dt: DataType, range: String): BsupWriteException =
+    new BsupWriteException("BSUP_VALUE_OUT_OF_RANGE",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
+        "value" -> value, "range" -> range))
+
   def decimalNotExact(column: String, v: Decimal, t: SuperType, dt: DataType): BsupWriteException =
     new BsupWriteException("BSUP_NOT_READABLE_BY_SUPERDB.DECIMAL_NOT_EXACT",
       Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,

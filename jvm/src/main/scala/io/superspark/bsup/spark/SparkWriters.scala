@@ -145,6 +145,24 @@ object SparkWriters {
 
   private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
 
+  private final val NanosPerDay = 86400000000000L
+
+  /**
+   * Spark's days or microseconds (`unit` nanoseconds each) since the epoch as a Super `time`
+   * (int64 nanoseconds: 1677-09-21 to 2262-04-11); a value outside fails the write. The day
+   * or microsecond that holds the range's first nanosecond (it starts before it; the reader
+   * floors that nanosecond to it) is written as that nanosecond.
+   */
+  private def timeNanos(v: Long, unit: Long, column: String, dt: DataType): Long =
+    if (v == Math.floorDiv(Long.MinValue, unit)) Long.MinValue
+    else try Math.multiplyExact(v, unit) catch {
+      case _: ArithmeticException =>
+        val text = if (unit == NanosPerDay) java.time.LocalDate.ofEpochDay(v).toString
+          else java.time.Instant.EPOCH.plus(v, java.time.temporal.ChronoUnit.MICROS).toString
+        throw BsupErrors.valueOutOfRange(column, text, SuperType.time, dt,
+          s"${java.time.Instant.ofEpochSecond(0, Long.MinValue)} to ${java.time.Instant.ofEpochSecond(0, Long.MaxValue)}")
+    }
+
   def compile(t: SuperType, dt: DataType, version: Int): FieldWriter = compile(t, dt, WriteConf(version))
 
   def compile(t: SuperType, dt: DataType, c: WriteConf): FieldWriter = t match {
@@ -235,7 +253,7 @@ object SparkWriters {
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val v = if (width == 4) g.getInt(i).toLong else if (width == 8) g.getLong(i) else getLong(dt, g, i)
-            if (v < lo || v > hi) fail(s"$v out of range for $name")
+            if (v < lo || v > hi) throw BsupErrors.valueOutOfRange(c.column, v.toString, SuperType.primitive(id), dt, s"$lo to $hi")
             ValueCodec.putSignedTagged(v, out)
           }
         }
@@ -249,11 +267,11 @@ object SparkWriters {
       case SuperType.Time => dt match {
         case DateType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.putSignedTagged(g.getInt(i).toLong * 86400000000000L, out)
+            ValueCodec.putSignedTagged(timeNanos(g.getInt(i).toLong, NanosPerDay, c.column, dt), out)
         }
         case TimestampType | TimestampNTZType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.putSignedTagged(Math.multiplyExact(g.getLong(i), 1000L), out)
+            ValueCodec.putSignedTagged(timeNanos(g.getLong(i), 1000L, c.column, dt), out)
         }
         case LongType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(g.getLong(i), out)
@@ -262,8 +280,15 @@ object SparkWriters {
       }
       case SuperType.Duration => dt match {
         case _: DayTimeIntervalType => new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.putSignedTagged(Math.multiplyExact(g.getLong(i), 1000L), out)
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+            val micros = g.getLong(i)
+            val nanos = try Math.multiplyExact(micros, 1000L) catch {
+              case _: ArithmeticException => throw BsupErrors.valueOutOfRange(c.column, java.time.Duration.ofNanos(0)
+                .plus(micros, java.time.temporal.ChronoUnit.MICROS).toString, SuperType.primitive(SuperType.Duration), dt,
+                s"${java.time.Duration.ofNanos(Long.MinValue)} to ${java.time.Duration.ofNanos(Long.MaxValue)}")
+            }
+            ValueCodec.putSignedTagged(nanos, out)
+          }
         }
         case _ => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(getLong(dt, g, i), out)

@@ -299,6 +299,31 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(spark.read.format("bsup").load(d.getPath).schema("w").dataType == DecimalType(38, 18))
   }
 
+  test("no silent damage: dates and timestamps outside Super's time range fail with a named error class") {
+    val session = spark
+    import session.implicits._
+    // Super's time is int64 nanoseconds: 1677-09-21 to 2262-04-11. Before, a date after 2262
+    // wrapped around silently and a timestamp failed with a bare ArithmeticException.
+    Seq(
+      ("d", Seq(java.sql.Date.valueOf("2300-01-01")).toDF("d"), "2300-01-01"),
+      ("ts", Seq(java.sql.Timestamp.valueOf("9999-12-31 00:00:00")).toDF("ts"), "9999-12-3")).foreach { case (col, df, text) =>
+      Seq("0", "5").foreach { v =>
+        val e = intercept[SparkException](writeOne(df, "version" -> v))
+        assert(condition(e) == "BSUP_VALUE_OUT_OF_RANGE", s"$col v$v")
+        val m = bsupCause(e).getMessage
+        assert(m.contains(s"`$col`") && m.contains(text) && m.contains("1677-09-21T00:12:43.145224192Z"), m)
+        assert(bsupCause(e).asInstanceOf[SparkThrowable].getSqlState == "22003")
+      }
+    }
+    // The range's ends round trip: the last nanosecond's microsecond, and the first one's (which
+    // starts before the range: the reader floors the first nanosecond to it).
+    val ends = Seq(Long.MinValue, Long.MaxValue).map(n => Math.floorDiv(n, 1000L))
+    val df = ends.toDF("us").selectExpr("timestamp_micros(us) AS ts")
+    val (dir, _) = writeOne(df, "version" -> "5")
+    val back = spark.read.format("bsup").load(dir.getPath).selectExpr("unix_micros(ts)").collect().map(_.getLong(0)).toSeq
+    assert(back == ends)
+  }
+
   test("no silent damage: types SuperDB lacks and nulls without a union fail with a named error class") {
     val session = spark
     import session.implicits._
