@@ -74,6 +74,7 @@ object ValueCodec {
       }
     }
     if (id == SuperType.Null) c.fail("a value of type null must be null (it has a body)", off)
+    if (id == SuperType.NoneId || id == SuperType.AllId) c.fail(s"a value of type ${SuperType.primitive(id).name} must be null", off)
     if (id == SuperType.Ip && len != 4 && len != 16) c.fail(s"ip value has $len bytes, expected 4 or 16", off)
     if (id == SuperType.Net && len != 8 && len != 32) c.fail(s"net value has $len bytes, expected 8 or 32", off)
   }
@@ -286,8 +287,6 @@ object ValueCodec {
         if (!Cursor.isValidUtf8(b, off, len)) c.fail("invalid UTF-8 in a string value", off)
       case SuperType.Net => netPrefixLength(c, b, off, len)
       case SuperType.Type => TypeValues.decode(sub(c, off, len))
-      case SuperType.NoneId | SuperType.AllId =>
-        c.fail(s"a value of type ${SuperType.primitive(id).name} must be null", off)
       case _ =>
     }
   }
