@@ -1,7 +1,10 @@
 """bsup (Super Binary version 0 and version 5, lz4) vs Spark's avro (snappy) vs json: the same 1M+ mixed records,
 written and read side by side in one run. Prints rows/s (medians of repeats) and ratio= lines.
 
-    make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=5 by default
+    make bench-bsup            # BENCH_ROWS=1000000 BENCH_REPEATS=5 BENCH_DRIVER_MEMORY=4g by default
+
+The driver gets a 4 GB heap: at Spark's default 1 GB, garbage collection after the JSON and Avro
+jobs landed on whichever job ran next and decided the ratios.
 """
 
 import glob
