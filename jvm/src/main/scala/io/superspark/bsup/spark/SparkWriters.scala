@@ -240,7 +240,6 @@ object SparkWriters {
   private def primitive(id: Int, dt: DataType, c: WriteConf): FieldWriter = {
     val version = c.version
     val nulls = c.nulls(SuperType.primitive(id), dt)
-    val name = SuperType.primitive(id).name
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
         val (lo, hi) = (ValueCodec.signedMin(id), ValueCodec.signedMax(id))
