@@ -181,21 +181,6 @@ object ValueCodec {
       if (build) out.result() else null
     case UnionType(types) =>
       val c = sub(parent, off, len)
-      // Most union values, checked in place: a selector of at most one byte (minimal), then the
-      // member value with a one-byte tag, ending the union. Anything else goes the general way.
-      if (len >= 2) {
-        val st = buf(off)
-        if (st == 1 || (st == 2 && len >= 3 && buf(off + 1) != 0)) {
-          val sl = st - 1
-          val sel = selectorValue(buf, off + 1, sl, parent.whereOf.version)
-          val vp = off + 1 + sl
-          val vt = buf(vp)
-          if (sel >= 0 && sel < types.size && vt >= 0 && (if (vt == 0) vp + 1 == off + len else vp + vt == off + len)) {
-            val v = if (vt == 0) null else walk(types(sel.toInt), buf, vp + 1, vt - 1, c, build)
-            return if (build) UnionValue(sel.toInt, v) else null
-          }
-        }
-      }
       val sel = unionSelector(c, types.size)
       val v = walkTagged(types(sel), c, build)
       expectEnd(c, "union")
@@ -238,6 +223,11 @@ object ValueCodec {
       val u = Varint.decodeCountedUnsigned(buf, off, len)
       if (u < 0) Long.MaxValue else u
     } else Varint.decodeCountedSigned(buf, off, len)
+
+  /** The tagged selector element (tag and counted bytes) of member `sel` under the rules of `version`. */
+  def selectorElement(sel: Int, version: Int): Array[Byte] = {
+    val b = new ByteBuf(4); putCountedTagged(selectorBits(sel, version), b); b.toArray
+  }
 
   /** The counted selector `sel` under the rules of `version`. */
   def selectorBits(sel: Int, version: Int): Long =

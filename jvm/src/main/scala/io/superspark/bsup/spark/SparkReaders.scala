@@ -143,7 +143,7 @@ object SparkReaders {
     // The member's selector element (tag and counted bytes) under each selector rule: a value
     // whose body starts with it needs only its value tag parsed.
     private def selectorElement(version: Int): Array[Byte] = {
-      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(memberSel, version), b); b.toArray
+      ValueCodec.selectorElement(memberSel, version)
     }
     private val signedSel = selectorElement(0)
     private val unsignedSel = selectorElement(BsupVersion.Latest)

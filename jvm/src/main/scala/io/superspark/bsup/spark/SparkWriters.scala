@@ -51,7 +51,7 @@ final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, opt
   val wraps: Boolean = option.isDefined
 
   private def selector(sel: Int): Array[Byte] = {
-    val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(sel, version), b); b.toArray
+    ValueCodec.selectorElement(sel, version)
   }
   private val valueSelector: Array[Byte] = option.map(u => selector(u.types.indexOf(SuperTypes.optionOf(u).get))).orNull
   private val nullValue: Array[Byte] = option.map { u =>
@@ -424,7 +424,7 @@ object SparkWriters {
     private val fieldCount = st.length - 1
     private val members = Array.tabulate(fieldCount)(j => compile(u.types(memberOf(j)), st.fields(j + 1).dataType, c.member))
     private def selectorBytes(k: Int): Array[Byte] = {
-      val b = new ByteBuf(4); ValueCodec.putCountedTagged(ValueCodec.selectorBits(k, version), b); b.toArray
+      ValueCodec.selectorElement(k, version)
     }
     private val selectors = Array.tabulate(fieldCount)(j => selectorBytes(memberOf(j)))
     private val n = st.length
