@@ -1,10 +1,11 @@
 package io.superspark.parquet.footer
 
-import java.io.FileNotFoundException
+import java.io.{FileNotFoundException, IOException}
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
 import java.util.{LinkedHashMap => JMap}
 
+import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 import scala.util.chaining._
 import scala.util.control.NonFatal
@@ -123,14 +124,25 @@ object FooterTool {
       "(SQL: superspark_footer_migrate_table), which commits the rewritten files on Spark lines with Delta support " +
       "and refuses the table where there is none yet"
 
-  private def hasParquetMagic(fs: FileSystem, f: HPath, length: Long): Boolean = length >= 12 && (try {
-    val in = fs.open(f)
-    try {
-      val b = new Array[Byte](4)
-      in.readFully(length - 4, b)
-      java.util.Arrays.equals(b, FooterLayout.Magic) || java.util.Arrays.equals(b, FooterLayout.FinalMagic)
-    } finally in.close()
-  } catch { case NonFatal(_) => false })
+  /**
+   * Does `f` end in PAR1 or PAR3? `listed` is its length when the folder was listed; a concurrent rewrite can
+   * have replaced it since (longer or shorter), so a miss is checked again at the length it has now.
+   */
+  private[footer] def hasParquetMagic(fs: FileSystem, f: HPath, listed: Long): Boolean = {
+    def endsInMagic(length: Long): Boolean = length >= 12 && (try {
+      val in = fs.open(f)
+      try {
+        val b = new Array[Byte](4)
+        in.readFully(length - 4, b)
+        java.util.Arrays.equals(b, FooterLayout.Magic) || java.util.Arrays.equals(b, FooterLayout.FinalMagic)
+      } finally in.close()
+    } catch { case _: IOException => false }) // gone, shorter than listed, unreadable: not taken
+    @tailrec def check(length: Long, tries: Int): Boolean = endsInMagic(length) || {
+      val now = try fs.getFileStatus(f).getLen catch { case _: FileNotFoundException => length }
+      now != length && tries > 0 && check(now, tries - 1)
+    }
+    check(listed, 3)
+  }
 
   private def run(paths: java.util.List[String], f: (Target, Configuration) => JMap[String, Any]): String = {
     val conf = new Configuration()

@@ -104,6 +104,25 @@ class FooterRewriteSuite extends AnyFunSuite {
     assert(leftovers(dir).isEmpty)
   }
 
+  test("a walk whose listing predates another run's rename still takes the file (stale length: longer or shorter)") {
+    val (_, f) = fixture("stale-listing")
+    val fs = FileSystem.getLocal(new Configuration())
+    val hp = new HPath(f.toUri)
+    val plainLength = Files.size(f)
+    assert(one(FooterTool.migrate(list(f.toString), null, "final"))("status") == "migrated")
+    val finalLength = Files.size(f)
+    assert(finalLength > plainLength)
+    // Listed while plain, checked after the other run made it final (the file grew), and back (it shrank).
+    assert(FooterTool.hasParquetMagic(fs, hp, plainLength))
+    assert(one(FooterTool.migrate(list(f.toString), null, "plain"))("status") == "migrated")
+    assert(FooterTool.hasParquetMagic(fs, hp, finalLength))
+    // A file that is not Parquet is still not taken, and one deleted since the listing is skipped.
+    Files.write(f, Array.fill[Byte](100)(1))
+    assert(!FooterTool.hasParquetMagic(fs, hp, plainLength))
+    Files.delete(f)
+    assert(!FooterTool.hasParquetMagic(fs, hp, 100))
+  }
+
   test("a reader opening the file during rewrites sees the old form or the new one, never anything else") {
     val (_, f) = fixture("reader")
     Files.delete(crcOf(f))
