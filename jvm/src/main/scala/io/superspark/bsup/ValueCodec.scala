@@ -123,82 +123,100 @@ object ValueCodec {
     }
   }
 
-  /** The one walk over a value's bytes: decodes it (`build`), or only checks it (returns null). */
+  /**
+   * The one walk over a value's bytes: decodes it (`build`), or only checks it (returns null).
+   * It recurses once per container level, so each container has its own small method: the
+   * interpreter's frame of one method with every case was 0.5 KB, and a value nested
+   * [[MaxValueDepth]] deep must fit a thread's stack before the JIT has compiled anything.
+   */
   private def walk(t: SuperType, buf: Array[Byte], off: Int, len: Int, parent: Cursor, build: Boolean): Any = t match {
-    case p: PrimitiveType =>
-      if (build) decodePrimitive(p.id, buf, off, len, parent) else { checkPrimitive(p.id, buf, off, len, parent); null }
-    case NamedType(_, inner) => walk(inner, buf, off, len, parent, build)
-    case r: RecursiveRef => walk(r.target, buf, off, len, parent, build)
+    case _: PrimitiveType =>
+      val id = t.asInstanceOf[PrimitiveType].id
+      if (build) decodePrimitive(id, buf, off, len, parent) else { checkPrimitive(id, buf, off, len, parent); null }
+    case _: NamedType => walk(t.asInstanceOf[NamedType].inner, buf, off, len, parent, build)
+    case _: RecursiveRef => walk(t.asInstanceOf[RecursiveRef].target, buf, off, len, parent, build)
+    case _: RecordType => walkRecord(t.asInstanceOf[RecordType].fields, sub(parent, off, len), build)
+    case _: ArrayType => walkArray(t.asInstanceOf[ArrayType].elem, sub(parent, off, len), build)
+    case _: UnionType => walkUnion(t.asInstanceOf[UnionType].types, sub(parent, off, len), build)
+    case _: SetType => walkSet(t.asInstanceOf[SetType].elem, sub(parent, off, len), build)
+    case _: MapType => walkMap(t.asInstanceOf[MapType], sub(parent, off, len), build)
     // An error value is encoded exactly as its underlying value (as the reference does).
-    case ErrorType(inner) =>
-      val v = walk(inner, buf, off, len, parent, build)
+    case _: ErrorType =>
+      val v = walk(t.asInstanceOf[ErrorType].inner, buf, off, len, parent, build)
       if (build) ErrorValue(v) else null
-    case RecordType(fields) =>
-      val c = sub(parent, off, len)
-      val out = if (build) new Array[Any](fields.size) else null
-      var i = 0
-      while (i < fields.size) {
-        if (!c.hasMore) c.fail(s"record value has $i fields, its type has ${fields.size}")
-        val v = walkTagged(fields(i).typ, c, build)
-        if (build) out(i) = v
-        i += 1
-      }
-      expectEnd(c, "record")
-      if (build) out.toIndexedSeq else null
-    case ArrayType(e) =>
-      val c = sub(parent, off, len)
-      val out = if (build) IndexedSeq.newBuilder[Any] else null
-      while (c.hasMore) {
-        val v = walkTagged(e, c, build)
-        if (build) out += v
-      }
-      if (build) out.result() else null
-    case SetType(e) =>
-      val c = sub(parent, off, len)
-      val out = if (build) IndexedSeq.newBuilder[Any] else null
-      var prevStart = -1; var prevEnd = -1
-      while (c.hasMore) {
-        val start = c.pos
-        val v = walkTagged(e, c, build)
-        if (build) out += v
-        checkOrder(c, "set element", prevStart, prevEnd, start, c.pos)
-        prevStart = start; prevEnd = c.pos
-      }
-      if (build) out.result() else null
-    case MapType(kt, vt) =>
-      val c = sub(parent, off, len)
-      val out = if (build) IndexedSeq.newBuilder[(Any, Any)] else null
-      var prevStart = -1; var prevEnd = -1
-      while (c.hasMore) {
-        val start = c.pos
-        val k = walkTagged(kt, c, build)
-        checkOrder(c, "map key", prevStart, prevEnd, start, c.pos)
-        prevStart = start; prevEnd = c.pos
-        if (!c.hasMore) c.fail("map value missing after its key")
-        val v = walkTagged(vt, c, build)
-        if (build) out += (k -> v)
-      }
-      if (build) out.result() else null
-    case UnionType(types) =>
-      val c = sub(parent, off, len)
-      val sel = unionSelector(c, types.size)
-      val v = walkTagged(types(sel), c, build)
-      expectEnd(c, "union")
-      if (build) UnionValue(sel, v) else null
-    case FusionType(inner) =>
-      val c = sub(parent, off, len)
-      if (!c.hasMore) c.fail("fusion value has no value")
-      val v = walkTagged(inner, c, build)
-      val at = c.pos
-      val tl = readTag(c)
-      if (tl < 0) c.fail("fusion value has a null subtype", at)
-      val subtype = TypeValues.decode(sub(c, c.pos, tl))
-      c.pos += tl
-      expectEnd(c, "fusion")
-      if (build) FusionValue(v, subtype) else null
-    case EnumType(symbols) =>
-      val idx = enumIndex(parent, buf, off, len, symbols.size)
+    case _: FusionType => walkFusion(t.asInstanceOf[FusionType].inner, sub(parent, off, len), build)
+    case _: EnumType =>
+      val idx = enumIndex(parent, buf, off, len, t.asInstanceOf[EnumType].symbols.size)
       if (build) EnumValue(idx) else null
+  }
+
+  private def walkRecord(fields: IndexedSeq[Field], c: Cursor, build: Boolean): Any = {
+    val out = if (build) new Array[Any](fields.size) else null
+    var i = 0
+    while (i < fields.size) {
+      if (!c.hasMore) c.fail(s"record value has $i fields, its type has ${fields.size}")
+      val v = walkTagged(fields(i).typ, c, build)
+      if (build) out(i) = v
+      i += 1
+    }
+    expectEnd(c, "record")
+    if (build) out.toIndexedSeq else null
+  }
+
+  private def walkArray(e: SuperType, c: Cursor, build: Boolean): Any = {
+    val out = if (build) IndexedSeq.newBuilder[Any] else null
+    while (c.hasMore) {
+      val v = walkTagged(e, c, build)
+      if (build) out += v
+    }
+    if (build) out.result() else null
+  }
+
+  private def walkSet(e: SuperType, c: Cursor, build: Boolean): Any = {
+    val out = if (build) IndexedSeq.newBuilder[Any] else null
+    var prevStart = -1; var prevEnd = -1
+    while (c.hasMore) {
+      val start = c.pos
+      val v = walkTagged(e, c, build)
+      if (build) out += v
+      checkOrder(c, "set element", prevStart, prevEnd, start, c.pos)
+      prevStart = start; prevEnd = c.pos
+    }
+    if (build) out.result() else null
+  }
+
+  private def walkMap(m: MapType, c: Cursor, build: Boolean): Any = {
+    val out = if (build) IndexedSeq.newBuilder[(Any, Any)] else null
+    var prevStart = -1; var prevEnd = -1
+    while (c.hasMore) {
+      val start = c.pos
+      val k = walkTagged(m.key, c, build)
+      checkOrder(c, "map key", prevStart, prevEnd, start, c.pos)
+      prevStart = start; prevEnd = c.pos
+      if (!c.hasMore) c.fail("map value missing after its key")
+      val v = walkTagged(m.value, c, build)
+      if (build) out += (k -> v)
+    }
+    if (build) out.result() else null
+  }
+
+  private def walkUnion(types: IndexedSeq[SuperType], c: Cursor, build: Boolean): Any = {
+    val sel = unionSelector(c, types.size)
+    val v = walkTagged(types(sel), c, build)
+    expectEnd(c, "union")
+    if (build) UnionValue(sel, v) else null
+  }
+
+  private def walkFusion(inner: SuperType, c: Cursor, build: Boolean): Any = {
+    if (!c.hasMore) c.fail("fusion value has no value")
+    val v = walkTagged(inner, c, build)
+    val at = c.pos
+    val tl = readTag(c)
+    if (tl < 0) c.fail("fusion value has a null subtype", at)
+    val subtype = TypeValues.decode(sub(c, c.pos, tl))
+    c.pos += tl
+    expectEnd(c, "fusion")
+    if (build) FusionValue(v, subtype) else null
   }
 
   /**
@@ -255,7 +273,7 @@ object ValueCodec {
    * `TypeContext.MaxDepth` levels; a value of a recursive type can nest as deep as its bytes
    * go, so this bounds it (and the stack of every walk over the decoded value).
    */
-  final val MaxValueDepth = 1000
+  final val MaxValueDepth = 500
 
   /**
    * A cursor over the body of a container inside `parent`'s bytes, one level deeper. It is
