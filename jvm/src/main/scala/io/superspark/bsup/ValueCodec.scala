@@ -201,6 +201,25 @@ object ValueCodec {
   }
 
   private def walkUnion(types: IndexedSeq[SuperType], c: Cursor, build: Boolean): Any = {
+    // Most union values (every T|null slot of version 5), checked in place: a selector of at most
+    // one byte (minimal), then the member value with a one-byte tag, ending the union. Anything
+    // else goes the general way below, which gives the errors.
+    val b = c.buf
+    val off = c.pos
+    val end = c.end
+    if (end - off >= 2) {
+      val st = b(off)
+      if (st == 1 || (st == 2 && end - off >= 3 && b(off + 1) != 0)) {
+        val sel = selectorValue(b, off + 1, st - 1, c.whereOf.version)
+        val vp = off + st
+        val vt = b(vp)
+        if (sel >= 0 && sel < types.size && vt >= 0 && vp + math.max(vt, 1) == end) {
+          c.pos = end
+          val v = if (vt == 0) null else walk(types(sel.toInt), b, vp + 1, vt - 1, c, build)
+          return if (build) UnionValue(sel.toInt, v) else null
+        }
+      }
+    }
     val sel = unionSelector(c, types.size)
     val v = walkTagged(types(sel), c, build)
     expectEnd(c, "union")

@@ -1,9 +1,7 @@
 package io.superspark.bsup.functions
 
-import scala.util.control.NonFatal
-
 import io.superspark.bsup._
-import io.superspark.bsup.spark.{BsupOptions, FieldWriter, SparkWriters}
+import io.superspark.bsup.spark.{BsupErrors, BsupOptions, FieldWriter, SparkWriters, WriteConf}
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.ExprUtils
 import io.superspark.types.SuperTypes
@@ -37,9 +35,10 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: 
     })
 
   override def checkInputDataTypes(): TypeCheckResult =
-    try { SparkWriters.compile(superType, child.dataType, version); TypeCheckResult.TypeCheckSuccess }
+    try { writer; TypeCheckResult.TypeCheckSuccess }
     catch {
-      case NonFatal(e) => TypeCheckResult.DataTypeMismatch(
+      // No Super type for the Spark type (SuperTypes.fromSpark), or not the kept one's.
+      case _: IllegalArgumentException | _: BsupErrors.BsupWriteException => TypeCheckResult.DataTypeMismatch(
         errorSubClass = "UNEXPECTED_INPUT_TYPE",
         messageParameters = Map(
           "paramIndex" -> "first",
@@ -48,8 +47,11 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: 
           "inputType" -> child.dataType.sql))
     }
 
-  @transient private lazy val encoder =
-    new CellEncoder(superType, SparkWriters.compile(superType, child.dataType, version), version)
+  // Errors name the input column (or the expression's SQL).
+  @transient private lazy val writer = SparkWriters.compile(superType, child.dataType,
+    WriteConf(version, column = child match { case a: Attribute => a.name; case _ => child.sql }))
+
+  @transient private lazy val encoder = new CellEncoder(superType, writer, version)
 
   @transient private lazy val variantEncoder = new VariantCellEncoder(version)
 

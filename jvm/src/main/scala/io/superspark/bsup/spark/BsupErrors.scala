@@ -63,4 +63,15 @@ object BsupErrors {
     new BsupWriteException("BSUP_NAME_REDEFINED",
       Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
         "name" -> s"'$name'", "first" -> first.toString, "again" -> again.toString))
+
+  /** Why a Spark column cannot be written as a Super type: `MISMATCH`, `RECURSIVE` or `FUSION`. */
+  def cannotWriteType(reason: String, column: String, t: SuperType, dt: DataType): BsupWriteException =
+    new BsupWriteException(s"BSUP_CANNOT_WRITE_TYPE.$reason",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString))
+
+  /** A value that is not `expected` (e.g. "an IP address"), which the column's Super type needs. */
+  def invalidValue(column: String, value: String, expected: String, t: SuperType, dt: DataType): BsupWriteException =
+    new BsupWriteException("BSUP_INVALID_VALUE",
+      Map("column" -> quoted(column), "sparkType" -> dt.catalogString, "superType" -> t.toString,
+        "value" -> value, "expected" -> expected))
 }

@@ -93,7 +93,8 @@ final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, opt
  * negative number for uint64, text that is not an IP address) fail the write with a message.
  */
 object SparkWriters {
-  private def fail(msg: String): Nothing = throw new IllegalArgumentException(msg)
+  private def mismatch(c: WriteConf, t: SuperType, dt: DataType): Nothing =
+    throw BsupErrors.cannotWriteType("MISMATCH", c.column, t, dt)
 
   /**
    * A writer whose [[Slot]] handles a null and, in a `T|null` union, wraps each value: one
@@ -111,37 +112,50 @@ object SparkWriters {
 
   private def putBody(out: ByteBuf, b: Array[Byte]): Unit = { out.putUvarint(b.length + 1L); out.put(b) }
 
-  private def getLong(dt: DataType, g: SpecializedGetters, i: Int): Long = dt match {
+  /** The integer value at `i` of a Spark column of `dt` written as `t` (for the errors: column `c`). */
+  private def getLong(dt: DataType, g: SpecializedGetters, i: Int, c: WriteConf, t: SuperType): Long = dt match {
     case ByteType => g.getByte(i).toLong
     case ShortType => g.getShort(i).toLong
     case IntegerType | DateType | _: YearMonthIntervalType => g.getInt(i).toLong
     case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => g.getLong(i)
     case d: DecimalType =>
       val bd = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
-      try bd.longValueExact() catch { case _: ArithmeticException => fail(s"$bd is not a 64-bit integer") }
-    case other => fail(s"not an integer type: $other")
+      try bd.longValueExact() catch {
+        case _: ArithmeticException => throw BsupErrors.invalidValue(c.column, bd.toPlainString, "a 64-bit integer", t, dt)
+      }
+    case _ => mismatch(c, t, dt)
   }
 
-  private def getBig(dt: DataType, g: SpecializedGetters, i: Int): java.math.BigInteger = dt match {
+  /** Can [[getLong]] read `dt`'s values (decimals: those that are integers)? */
+  private def integral(dt: DataType): Boolean = dt match {
+    case ByteType | ShortType | IntegerType | DateType | _: YearMonthIntervalType | LongType | TimestampType |
+         TimestampNTZType | _: DayTimeIntervalType | _: DecimalType => true
+    case _ => false
+  }
+
+  private def getBig(dt: DataType, g: SpecializedGetters, i: Int, c: WriteConf, t: SuperType): java.math.BigInteger = dt match {
     case d: DecimalType =>
       val bd = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
-      try bd.toBigIntegerExact catch { case _: ArithmeticException => fail(s"$bd is not an integer") }
+      try bd.toBigIntegerExact catch {
+        case _: ArithmeticException => throw BsupErrors.invalidValue(c.column, bd.toPlainString, "an integer", t, dt)
+      }
     case _: StringType =>
       val s = g.getUTF8String(i).toString
-      try new java.math.BigInteger(s.trim) catch { case _: NumberFormatException => fail(s"'$s' is not an integer") }
-    case other => java.math.BigInteger.valueOf(getLong(other, g, i))
+      try new java.math.BigInteger(s.trim) catch {
+        case _: NumberFormatException => throw BsupErrors.invalidValue(c.column, s"'$s'", "an integer", t, dt)
+      }
+    case other => java.math.BigInteger.valueOf(getLong(other, g, i, c, t))
   }
 
-  private def getDouble(dt: DataType, g: SpecializedGetters, i: Int): Double = dt match {
+  private def getDouble(dt: DataType, g: SpecializedGetters, i: Int, c: WriteConf, t: SuperType): Double = dt match {
     case FloatType => g.getFloat(i).toDouble
     case DoubleType => g.getDouble(i)
     case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toDouble
-    case other => getLong(other, g, i).toDouble
+    case other => getLong(other, g, i, c, t).toDouble
   }
 
-  private def recursiveUnsupported(t: SuperType, dt: DataType): Nothing =
-    fail(s"cannot write $t: writing a recursive type from a Spark ${dt.catalogString} column is not supported " +
-      s"(drop the column's ${SuperTypes.MetadataKey} metadata to write a VARIANT as its JSON text)")
+  private def recursiveUnsupported(c: WriteConf, t: SuperType, dt: DataType): Nothing =
+    throw BsupErrors.cannotWriteType("RECURSIVE", c.column, t, dt)
 
   private def getText(g: SpecializedGetters, i: Int): String = g.getUTF8String(i).toString
 
@@ -166,27 +180,27 @@ object SparkWriters {
   def compile(t: SuperType, dt: DataType, version: Int): FieldWriter = compile(t, dt, WriteConf(version))
 
   def compile(t: SuperType, dt: DataType, c: WriteConf): FieldWriter = t match {
-    case _ if t.isRecursive => recursiveUnsupported(t, dt)
-    case _: RecursiveRef => recursiveUnsupported(t, dt)
+    case _ if t.isRecursive => recursiveUnsupported(c, t, dt)
+    case _: RecursiveRef => recursiveUnsupported(c, t, dt)
     case SuperTypes.NamedDecimal(d) if dt == d => namedDecimal(t, d, c)
     case NamedType(_, inner) => compile(inner, dt, c)
     // An error value is encoded exactly as its underlying value.
     case ErrorType(inner) => compile(inner, dt, c)
     case r: RecordType => dt match {
       case st: StructType => new StructWriter(r, st, c)
-      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+      case _ => mismatch(c, t, dt)
     }
     case ArrayType(e) => dt match {
       case SArrayType(et, _) => new ArrayWriter(compile(e, et, c.element), sorted = false, c.nulls(t, dt))
-      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+      case _ => mismatch(c, t, dt)
     }
     case SetType(e) => dt match {
       case SArrayType(et, _) => new ArrayWriter(compile(e, et, c.element), sorted = true, c.nulls(t, dt))
-      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+      case _ => mismatch(c, t, dt)
     }
     case MapType(k, v) => dt match {
       case SMapType(kt, vt, _) => new MapWriter(compile(k, kt, c.mapKey), compile(v, vt, c.mapValue), c.nulls(t, dt))
-      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+      case _ => mismatch(c, t, dt)
     }
     case u: UnionType => dt match {
       case st: StructType if SparkReaders.isUnionStruct(st) && SuperTypes.unionFieldMembers(u, st).isDefined =>
@@ -200,18 +214,18 @@ object SparkWriters {
           case w: NonNull => w
           case _ => new OptionWriter(c.optional(u).nulls(m, dt), compile(m, dt, c.member))
         }
-      case _ => fail(s"cannot write Spark ${dt.catalogString} as $t")
+      case _ => mismatch(c, t, dt)
     }
     case EnumType(symbols) =>
       val index = symbols.zipWithIndex.toMap
       new NonNull(c.nulls(t, dt)) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
-          val idx = index.getOrElse(s, fail(s"'$s' is not a symbol of $t"))
+          val idx = index.getOrElse(s, throw BsupErrors.invalidValue(c.column, s"'$s'", s"a symbol of $t", t, dt))
           out.putUvarint(Varint.countedSize(idx.toLong) + 1); Varint.putCounted(out, idx.toLong)
         }
       }
-    case FusionType(_) => fail(s"cannot write $t: a fusion value needs its subtype, which a Spark column does not keep")
+    case FusionType(_) => throw BsupErrors.cannotWriteType("FUSION", c.column, t, dt)
     case p: PrimitiveType => primitive(p.id, dt, c)
   }
 
@@ -239,9 +253,11 @@ object SparkWriters {
 
   private def primitive(id: Int, dt: DataType, c: WriteConf): FieldWriter = {
     val version = c.version
-    val nulls = c.nulls(SuperType.primitive(id), dt)
+    val t = SuperType.primitive(id)
+    val nulls = c.nulls(t, dt)
     id match {
       case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 =>
+        if (!integral(dt)) mismatch(c, t, dt)
         val (lo, hi) = (ValueCodec.signedMin(id), ValueCodec.signedMax(id))
         // The common getters chosen once, not per value.
         val width = dt match {
@@ -251,16 +267,26 @@ object SparkWriters {
         }
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
-            val v = if (width == 4) g.getInt(i).toLong else if (width == 8) g.getLong(i) else getLong(dt, g, i)
+            val v = if (width == 4) g.getInt(i).toLong else if (width == 8) g.getLong(i) else getLong(dt, g, i, c, t)
             if (v < lo || v > hi) throw BsupErrors.valueOutOfRange(c.column, v.toString, SuperType.primitive(id), dt, s"$lo to $hi")
             ValueCodec.putSignedTagged(v, out)
           }
         }
       case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
            SuperType.Uint128 | SuperType.Uint256 | SuperType.Int128 | SuperType.Int256 =>
+        if (!integral(dt) && !dt.isInstanceOf[StringType]) mismatch(c, t, dt)
+        val one = java.math.BigInteger.ONE
+        val (lo, hi) =
+          if (id == SuperType.Int128 || id == SuperType.Int256) {
+            val bits = if (id == SuperType.Int128) 127 else 255
+            (one.shiftLeft(bits).negate, one.shiftLeft(bits).subtract(one))
+          } else (java.math.BigInteger.ZERO, one.shiftLeft(ValueCodec.maxIntBytes(id) * 8).subtract(one))
         new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit =
-            ValueCodec.encodePrimitive(id, BigInt(getBig(dt, g, i)), out)
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+            val b = getBig(dt, g, i, c, t)
+            if (b.compareTo(lo) < 0 || b.compareTo(hi) > 0) throw BsupErrors.valueOutOfRange(c.column, b.toString, t, dt, s"$lo to $hi")
+            ValueCodec.encodePrimitive(id, BigInt(b), out)
+          }
         }
       // Times and durations: signed 64-bit counted integers, written unboxed.
       case SuperType.Time => dt match {
@@ -275,7 +301,7 @@ object SparkWriters {
         case LongType => new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(g.getLong(i), out)
         }
-        case _ => fail(s"cannot write Spark ${dt.catalogString} as time")
+        case _ => mismatch(c, t, dt)
       }
       case SuperType.Duration => dt match {
         case _: DayTimeIntervalType => new NonNull(nulls) {
@@ -289,30 +315,37 @@ object SparkWriters {
             ValueCodec.putSignedTagged(nanos, out)
           }
         }
-        case _ => new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(getLong(dt, g, i), out)
+        case _ if integral(dt) => new NonNull(nulls) {
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putSignedTagged(getLong(dt, g, i, c, t), out)
         }
+        case _ => mismatch(c, t, dt)
       }
       case SuperType.Float64 if dt == DoubleType => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putFloat64Tagged(g.getDouble(i), out)
       }
       case SuperType.Float16 | SuperType.Float32 | SuperType.Float64 | SuperType.Float128 | SuperType.Float256 =>
+        if (!integral(dt) && dt != FloatType && dt != DoubleType) mismatch(c, t, dt)
         new NonNull(nulls) {
-          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getDouble(dt, g, i), out)
+          def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getDouble(dt, g, i, c, t), out)
         }
       case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
+        if (!integral(dt) && dt != FloatType && dt != DoubleType && !dt.isInstanceOf[StringType]) mismatch(c, t, dt)
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val bd = dt match {
               case d: DecimalType => g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
               case _: StringType =>
                 val s = getText(g, i)
-                try new java.math.BigDecimal(s.trim) catch { case _: NumberFormatException => fail(s"'$s' is not a decimal") }
-              case other => java.math.BigDecimal.valueOf(getDouble(other, g, i))
+                try new java.math.BigDecimal(s.trim) catch {
+                  case _: NumberFormatException => throw BsupErrors.invalidValue(c.column, s"'$s'", "a decimal number", t, dt)
+                }
+              case other => java.math.BigDecimal.valueOf(getDouble(other, g, i, c, t))
             }
             ValueCodec.encodePrimitive(id, bd, out)
           }
         }
+      case SuperType.Bool | SuperType.Bytes if dt != (if (id == SuperType.Bool) BooleanType else BinaryType) =>
+        mismatch(c, t, dt)
       case SuperType.Bool => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = { out.put(2); out.put(if (g.getBoolean(i)) 1 else 0) }
       }
@@ -342,17 +375,23 @@ object SparkWriters {
       case SuperType.Ip => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
-          putBody(out, ValueText.parseIp(s).getOrElse(fail(s"'$s' is not an IP address")))
+          putBody(out, ValueText.parseIp(s).getOrElse(throw BsupErrors.invalidValue(c.column, s"'$s'", "an IP address", t, dt)))
         }
       }
       case SuperType.Net => new NonNull(nulls) {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
           val s = getText(g, i)
-          putBody(out, ValueText.parseNet(s).getOrElse(fail(s"'$s' is not an IP network")))
+          putBody(out, ValueText.parseNet(s).getOrElse(throw BsupErrors.invalidValue(c.column, s"'$s'", "an IP network", t, dt)))
         }
       }
       case SuperType.Type => new NonNull(nulls) {
-        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = putBody(out, TypeValues.encode(SuperType.parse(getText(g, i)), version))
+        def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
+          val s = getText(g, i)
+          val typ = try SuperType.parse(s) catch { // the type parser's error: the text is not a type
+            case _: IllegalArgumentException => throw BsupErrors.invalidValue(c.column, s"'$s'", "a Super type's text", t, dt)
+          }
+          putBody(out, TypeValues.encode(typ, version))
+        }
       }
       case SuperType.Null | SuperType.NoneId => new FieldWriter {
         def write(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = out.put(0)
@@ -361,7 +400,7 @@ object SparkWriters {
   }
 
   final class StructWriter(t: RecordType, st: StructType, c: WriteConf) extends NonNull(c.nulls(t, st)) {
-    if (t.fields.size != st.length) fail(s"cannot write Spark ${st.catalogString} as $t")
+    if (t.fields.size != st.length) mismatch(c, t, st)
     private val writers = t.fields.zip(st.fields).map { case (f, sf) => compile(f.typ, sf.dataType, c.field(f.name)) }.toArray
     private val n = writers.length
 
@@ -452,7 +491,9 @@ object SparkWriters {
         }
         if (sel < 0) putNull(out)
         else {
-          if (sel >= fieldCount) fail(s"union selector $sel out of range for $u")
+          if (sel >= fieldCount) {
+            throw BsupErrors.invalidValue(c.column, s"the selector $sel", s"a member's selector (0 to ${fieldCount - 1})", u, st)
+          }
           val start = ValueCodec.beginContainer(out)
           out.put(selectors(sel))
           members(sel).write(row, sel + 1, out)

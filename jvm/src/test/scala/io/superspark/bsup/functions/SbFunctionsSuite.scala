@@ -292,7 +292,9 @@ class SbFunctionsSuite extends SparkSessionSuite {
     assert(ip.selectExpr("sb_typeof(sb_encode(a))", "sb_to_sup(sb_encode(a))").head() == Row("ip", "10.1.2.3"))
     val bad = spark.sql("SELECT 'nope' AS a").select(col("a").as("a", new MetadataBuilder().putString("super.type", "ip").build()))
     val e = intercept[Exception](bad.selectExpr("sb_encode(a)").collect())
-    assert(e.getMessage.contains("'nope' is not an IP address"))
+    // The column is the input's SQL (here the literal the optimizer folded `a` into).
+    assert(e.getMessage.contains("[BSUP_INVALID_VALUE] Column `") &&
+      e.getMessage.contains("(Spark type string) holds 'nope', which is not an IP address"), e.getMessage)
     // A type without a Super mapping is an analysis error.
     assert(intercept[AnalysisException](spark.sql("SELECT sb_encode(interval '1' month + interval '1' day)").collect())
       .getCondition.startsWith("DATATYPE_MISMATCH"))

@@ -324,6 +324,40 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(back == ends)
   }
 
+  test("values and types the column's Super type cannot take fail with named error classes, naming the column") {
+    val session = spark
+    import session.implicits._
+    def kept(t: String) = new MetadataBuilder().putString(SuperTypes.MetadataKey, t).build()
+    def refusal(df: DataFrame): (String, String, String) = {
+      val e = intercept[SparkException](writeOne(df, "version" -> "5", "superdbReadable" -> "false"))
+      val c = bsupCause(e)
+      (condition(e), c.getMessage, c.asInstanceOf[SparkThrowable].getSqlState)
+    }
+    // Text that is not the kept type's value (before: a bare IllegalArgumentException, no column).
+    val ip = Seq("10.0.0.1", "nope").toDF("a").select($"a".as("addr", kept("ip")))
+    val (c1, m1, s1) = refusal(ip)
+    assert(c1 == "BSUP_INVALID_VALUE" && s1 == "22018", m1)
+    assert(m1.contains("`addr`") && m1.contains("'nope'") && m1.contains("an IP address") && m1.contains("ip"), m1)
+    val net = Seq("10.0.0.0/8", "10.0.0.0/99").toDF("n").select($"n".as("n", kept("net")))
+    assert(refusal(net)._1 == "BSUP_INVALID_VALUE")
+    // A number beyond the kept type's range (before: a `require` failure from the codec).
+    val u64 = Seq("1", "-1").toDF("u").select($"u".cast(DecimalType(20, 0)).as("u", kept("uint64")))
+    val (c2, m2, s2) = refusal(u64)
+    assert(c2 == "BSUP_VALUE_OUT_OF_RANGE" && s2 == "22003", m2)
+    assert(m2.contains("`u`") && m2.contains("holds -1") && m2.contains("0 to 18446744073709551615"), m2)
+    // A recursive kept type over a VARIANT column: refused with the way out.
+    val rec = Seq("""{"v":1,"next":null}""").toDF("j").selectExpr("parse_json(j) AS j")
+      .select($"j".as("node", kept("node={v:int64,next:(null|node)}")))
+    val (c3, m3, s3) = refusal(rec)
+    assert(c3 == "BSUP_CANNOT_WRITE_TYPE.RECURSIVE" && s3 == "42846" && m3.contains("`node`"), m3)
+    // A Spark type that cannot hold the Super type's values: the column path names the nested field.
+    val mismatch = intercept[BsupErrors.BsupWriteException](SparkWriters.compile(
+      SuperType.record("s" -> SuperType.record("x" -> SuperType.int64)),
+      StructType(Seq(StructField("s", StructType(Seq(StructField("x", ArrayType(LongType))))))), 5))
+    assert(mismatch.getCondition == "BSUP_CANNOT_WRITE_TYPE.MISMATCH" && mismatch.getMessage.contains("`s.x`") &&
+      mismatch.getMessage.contains("array<bigint>") && mismatch.getMessage.contains("int64"), mismatch.getMessage)
+  }
+
   test("no silent damage: types SuperDB lacks and nulls without a union fail with a named error class") {
     val session = spark
     import session.implicits._
