@@ -60,7 +60,7 @@ FORMATS = {
 }
 
 
-KINDS = ("read_full", "read_2cols", "write")
+KINDS = ("write", "read_full", "read_2cols")  # writes first: the reads read what they wrote
 
 
 def timed(fn):

@@ -133,11 +133,12 @@ object ValueCodec {
     case _: PrimitiveType =>
       val id = t.asInstanceOf[PrimitiveType].id
       if (build) decodePrimitive(id, buf, off, len, parent) else { checkPrimitive(id, buf, off, len, parent); null }
-    case _: NamedType => walk(t.asInstanceOf[NamedType].inner, buf, off, len, parent, build)
-    case _: RecursiveRef => walk(t.asInstanceOf[RecursiveRef].target, buf, off, len, parent, build)
+    // The common types first (the cases are tested in this order).
+    case _: UnionType => walkUnion(t.asInstanceOf[UnionType].types, sub(parent, off, len), build)
     case _: RecordType => walkRecord(t.asInstanceOf[RecordType].fields, sub(parent, off, len), build)
     case _: ArrayType => walkArray(t.asInstanceOf[ArrayType].elem, sub(parent, off, len), build)
-    case _: UnionType => walkUnion(t.asInstanceOf[UnionType].types, sub(parent, off, len), build)
+    case _: NamedType => walk(t.asInstanceOf[NamedType].inner, buf, off, len, parent, build)
+    case _: RecursiveRef => walk(t.asInstanceOf[RecursiveRef].target, buf, off, len, parent, build)
     case _: SetType => walkSet(t.asInstanceOf[SetType].elem, sub(parent, off, len), build)
     case _: MapType => walkMap(t.asInstanceOf[MapType], sub(parent, off, len), build)
     // An error value is encoded exactly as its underlying value (as the reference does).
