@@ -481,12 +481,27 @@ object ValueCodec {
     case other => asLong(other).toDouble
   }
 
+  /** The range of the unsigned types and of int128/int256: `(lo, hi)`, both included. */
+  def bigIntRange(id: Int): (java.math.BigInteger, java.math.BigInteger) = {
+    val one = java.math.BigInteger.ONE
+    id match {
+      case SuperType.Int128 | SuperType.Int256 =>
+        val bits = if (id == SuperType.Int128) 127 else 255
+        (one.shiftLeft(bits).negate, one.shiftLeft(bits).subtract(one))
+      case _ => (java.math.BigInteger.ZERO, one.shiftLeft(maxIntBytes(id) * 8).subtract(one))
+    }
+  }
+
+  private def inBigIntRange(id: Int, b: java.math.BigInteger): Boolean = {
+    val (lo, hi) = bigIntRange(id)
+    b.compareTo(lo) >= 0 && b.compareTo(hi) <= 0
+  }
+
   def encodePrimitive(id: Int, v: Any, out: ByteBuf, version: Int = 0): Unit = id match {
     case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
          SuperType.Uint128 | SuperType.Uint256 =>
       val b = asBig(v)
-      require(b.signum >= 0 && b.bitLength() <= maxIntBytes(id) * 8,
-        s"$b out of range for ${SuperType.primitive(id).name}")
+      require(inBigIntRange(id, b), s"$b out of range for ${SuperType.primitive(id).name}")
       putBodyTagged(Varint.bigUnsignedBytes(b), out)
     case SuperType.Int8 | SuperType.Int16 | SuperType.Int32 | SuperType.Int64 | SuperType.Duration | SuperType.Time =>
       val l = asLong(v)
@@ -494,7 +509,7 @@ object ValueCodec {
       putSignedTagged(l, out)
     case SuperType.Int128 | SuperType.Int256 =>
       val b = asBig(v)
-      require(b.bitLength() < (if (id == SuperType.Int128) 128 else 256), s"$b out of range")
+      require(inBigIntRange(id, b), s"$b out of range")
       putBodyTagged(Varint.bigSignedBytes(b), out)
     case SuperType.Float16 =>
       val h = Numbers.floatToHalf(asDouble(v).toFloat)

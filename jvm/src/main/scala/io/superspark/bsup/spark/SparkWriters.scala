@@ -133,6 +133,9 @@ object SparkWriters {
     case _ => false
   }
 
+  /** Can [[getDouble]] read `dt`'s values? */
+  private def numeric(dt: DataType): Boolean = integral(dt) || dt == FloatType || dt == DoubleType
+
   private def getBig(dt: DataType, g: SpecializedGetters, i: Int, c: WriteConf, t: SuperType): java.math.BigInteger = dt match {
     case d: DecimalType =>
       val bd = g.getDecimal(i, d.precision, d.scale).toJavaBigDecimal
@@ -268,19 +271,14 @@ object SparkWriters {
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val v = if (width == 4) g.getInt(i).toLong else if (width == 8) g.getLong(i) else getLong(dt, g, i, c, t)
-            if (v < lo || v > hi) throw BsupErrors.valueOutOfRange(c.column, v.toString, SuperType.primitive(id), dt, s"$lo to $hi")
+            if (v < lo || v > hi) throw BsupErrors.valueOutOfRange(c.column, v.toString, t, dt, s"$lo to $hi")
             ValueCodec.putSignedTagged(v, out)
           }
         }
       case SuperType.Uint8 | SuperType.Uint16 | SuperType.Uint32 | SuperType.Uint64 |
            SuperType.Uint128 | SuperType.Uint256 | SuperType.Int128 | SuperType.Int256 =>
         if (!integral(dt) && !dt.isInstanceOf[StringType]) mismatch(c, t, dt)
-        val one = java.math.BigInteger.ONE
-        val (lo, hi) =
-          if (id == SuperType.Int128 || id == SuperType.Int256) {
-            val bits = if (id == SuperType.Int128) 127 else 255
-            (one.shiftLeft(bits).negate, one.shiftLeft(bits).subtract(one))
-          } else (java.math.BigInteger.ZERO, one.shiftLeft(ValueCodec.maxIntBytes(id) * 8).subtract(one))
+        val (lo, hi) = ValueCodec.bigIntRange(id)
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val b = getBig(dt, g, i, c, t)
@@ -324,12 +322,12 @@ object SparkWriters {
         def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.putFloat64Tagged(g.getDouble(i), out)
       }
       case SuperType.Float16 | SuperType.Float32 | SuperType.Float64 | SuperType.Float128 | SuperType.Float256 =>
-        if (!integral(dt) && dt != FloatType && dt != DoubleType) mismatch(c, t, dt)
+        if (!numeric(dt)) mismatch(c, t, dt)
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = ValueCodec.encodePrimitive(id, getDouble(dt, g, i, c, t), out)
         }
       case SuperType.Decimal32 | SuperType.Decimal64 | SuperType.Decimal128 | SuperType.Decimal256 =>
-        if (!integral(dt) && dt != FloatType && dt != DoubleType && !dt.isInstanceOf[StringType]) mismatch(c, t, dt)
+        if (!numeric(dt) && !dt.isInstanceOf[StringType]) mismatch(c, t, dt)
         new NonNull(nulls) {
           def put(g: SpecializedGetters, i: Int, out: ByteBuf): Unit = {
             val bd = dt match {
@@ -462,10 +460,7 @@ object SparkWriters {
     private val version = c.version
     private val fieldCount = st.length - 1
     private val members = Array.tabulate(fieldCount)(j => compile(u.types(memberOf(j)), st.fields(j + 1).dataType, c.member))
-    private def selectorBytes(k: Int): Array[Byte] = {
-      ValueCodec.selectorElement(k, version)
-    }
-    private val selectors = Array.tabulate(fieldCount)(j => selectorBytes(memberOf(j)))
+    private val selectors = Array.tabulate(fieldCount)(j => ValueCodec.selectorElement(memberOf(j), version))
     private val n = st.length
     private val nulls = c.nulls(u, st)
     private val nullValue: Array[Byte] = u.types.indexWhere(SuperTypes.isNullMember) match {
@@ -473,7 +468,7 @@ object SparkWriters {
       case k =>
         val b = new ByteBuf(8)
         val start = ValueCodec.beginContainer(b)
-        b.put(selectorBytes(k)); b.put(0)
+        b.put(ValueCodec.selectorElement(k, version)); b.put(0)
         ValueCodec.endContainer(b, start)
         b.toArray
     }
