@@ -25,10 +25,12 @@ demo: setup
 	.venv/bin/python examples/demo.py
 
 test: shared-notice setup
+	rm -rf jvm/target/pytest-reports
 	$(MAKE) bench-compile
 	./dev/sbt test
-	.venv/bin/python -m pytest -ra tests
+	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
 	$(MAKE) test-lines
+	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
 
 # The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest): 4.0, 4.1, 4.2.
 test-lines:
@@ -36,7 +38,7 @@ test-lines:
 	  echo "[superspark] Spark line $$l"; \
 	  SPARK_LINE=$$l ./dev/setup.sh; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
-	  .venv-spark$$l/bin/python -m pytest -ra $(LINE_PYTESTS); \
+	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
 	done
 
 # Every bench compiles, none runs (issue 24): the JVM sources (bench/**/*.java, JMH's annotation

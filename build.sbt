@@ -7,7 +7,8 @@
 // package can never disagree on a version, and no second copy of Spark is downloaded. Spark,
 // Scala, parquet-java, flatbuffers-java and Arrow Java are *provided*: nothing of them is
 // packaged. Code that differs between lines lives in `jvm/src/main/spark-<line>/` behind the
-// `io.superspark.shims.SparkShims` adapter; everything else is shared.
+// `SparkLineShims` object, which extends the `org.apache.spark.sql.superspark.SparkLineAdapter`
+// trait (a member missing on a line is a compile error); everything else is shared.
 
 import java.nio.file.{Files, Paths}
 

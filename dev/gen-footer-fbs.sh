@@ -8,7 +8,7 @@
 # 24.3.25 on 4.0). flatc emits, in every class, `ValidateVersion() { Constants.FLATBUFFERS_2_0_8(); }`:
 # a compile-time check that the runtime matches the generator. Neither runtime has that method
 # (each has its own FLATBUFFERS_<version>), so this script rewrites exactly that one call to
-# `io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()`, which each line's folder
+# `io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion()`, which each line's folder
 # defines against its runtime (jvm/src/main/spark-4.0/, spark-4.1-4.3/). Nothing else is touched:
 # the wire format and the accessors flatc 2.0.8 generates only use runtime methods both runtimes
 # have (every line's build compiles them).
@@ -33,7 +33,7 @@ flatc --java -o "$tmp" "$schema"
 rm -rf "$pkg_dir"
 mkdir -p "$pkg_dir"
 for f in "$tmp"/io/superspark/parquet/footer/fbs/*.java; do
-  sed -e 's/Constants\.FLATBUFFERS_2_0_8()/io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()/' "$f" > "$pkg_dir/$(basename "$f")"
+  sed -e 's/Constants\.FLATBUFFERS_2_0_8()/io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion()/' "$f" > "$pkg_dir/$(basename "$f")"
 done
 if grep -rq 'FLATBUFFERS_2_0_8' "$pkg_dir"; then
   echo "dev/gen-footer-fbs.sh: version call left unrewritten" >&2

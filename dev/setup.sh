@@ -7,6 +7,18 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 PY="${PYTHON:-python3}"
+# Tools some tests use from the system (Debian's packages): flatc (the FlatBuffers schema
+# check, tests/test_footer.py) and strace (the crash tests' fault injection). Installed where
+# this user can install packages; a test that needs one skips with the reason otherwise.
+missing=()
+command -v flatc >/dev/null || missing+=(flatbuffers-compiler)
+command -v strace >/dev/null || missing+=(strace)
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  echo "[superspark] installing ${missing[*]} (Debian packages)" >&2
+  { apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; }; } ||
+    echo "[superspark] could not install ${missing[*]}: the tests that need them will skip" >&2
+fi
 line="${SPARK_LINE:-4.3}"
 if [ "$line" = "4.3" ]; then venv=.venv; reqs=dev/requirements.txt
 else venv=".venv-spark$line"; reqs="dev/requirements-spark$line.txt"; fi

@@ -8,9 +8,9 @@ from pyspark.sql import Row
 
 from bsup_util import EOS, INT64, STRING, counted_signed, frame, rec_value, record_typedef, write
 
-EVIDENCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "interop", "superdb")
-if not os.path.isdir(EVIDENCE):
-    EVIDENCE = "/work/shared/interop/superdb"
+from shared_data import SUPERDB_MISSING, superdb_evidence
+
+EVIDENCE = superdb_evidence()
 
 
 def good_stream():
@@ -20,6 +20,8 @@ def good_stream():
 
 
 def evidence(name):
+    if EVIDENCE is None:
+        pytest.fail(SUPERDB_MISSING)
     with open(os.path.join(EVIDENCE, name), "rb") as f:
         return f.read()
 

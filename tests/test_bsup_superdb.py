@@ -10,19 +10,13 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as T
 
+from shared_data import SUPERDB_MISSING, superdb_evidence
+
 
 def _evidence():
-    d = os.environ.get("SUPERDB_EVIDENCE")
-    if not d:
-        here = os.path.abspath(os.path.dirname(__file__))
-        while here != os.path.dirname(here):
-            c = os.path.join(here, "shared", "interop", "superdb")
-            if os.path.isdir(c):
-                d = c
-                break
-            here = os.path.dirname(here)
-    if not d or not os.path.isdir(d):
-        pytest.skip("SuperDB's files (shared/interop/superdb) not found: set SUPERDB_EVIDENCE to that folder")
+    d = superdb_evidence()
+    if d is None:
+        pytest.fail(SUPERDB_MISSING)
     return d
 
 

@@ -240,7 +240,7 @@ def test_generated_classes_target_the_runtime_version():
     assert len(sources) >= 25
     text = "".join(open(f).read() for f in sources)
     assert "FLATBUFFERS_2_0_8" not in text
-    call = "io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion()"
+    call = "io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion()"
     assert text.count(call) == text.count("ValidateVersion()") > 0
     # Each line's FlatBuffersRuntime checks the flatbuffers-java that line's pyspark ships.
     for folder, runtime in (("spark-4.0", "24_3_25"), ("spark-4.1-4.3", "25_2_10")):

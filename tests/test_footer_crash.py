@@ -32,7 +32,7 @@ def _tool_command(command, *args):
     java = footer._java()
     cds, _ = footer._class_data_options(footer._class_data_archive(java, classpath), create=False)
     return [java, footer._jvm_memory(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", *footer._jvm_logging(), *cds,
-            "-cp", os.pathsep.join(classpath), "io.superspark.parquet.footer.FooterTool", command, *args]
+            "-cp", os.pathsep.join(classpath), "io.superspark.parquet.footer.tools.FooterTool", command, *args]
 
 
 def _fixture(d, extension):

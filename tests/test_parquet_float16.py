@@ -13,11 +13,10 @@ from pyspark.sql import functions as F
 
 from superspark.arrow import to_arrow
 
+from shared_data import PARQUET_TESTING_MISSING, parquet_testing_data
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# ../shared from the repository root (also from a git worktree one level further down)
-CORPUS = next((c for c in (os.path.join(REPO, *[".."] * up, "shared", "corpus", "parquet-testing", "data")
-                           for up in (1, 2)) if os.path.isdir(c)),
-              os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data"))
+CORPUS = parquet_testing_data()
 FLOAT16_FILES = ["float16_nonzeros_and_nans.parquet", "float16_zeros_and_nans.parquet",
                  "byte_stream_split_extended.gzip.parquet", "floating_orders_nan_count.parquet"]
 
@@ -42,9 +41,10 @@ def reader(spark, request):
 @arrow_layer
 @pytest.mark.parametrize("name", FLOAT16_FILES)
 def test_corpus_float16_files_read_as_pyarrow(spark, reader, name):
+    if CORPUS is None:
+        pytest.fail(PARQUET_TESTING_MISSING)
     path = os.path.join(CORPUS, name)
-    if not os.path.exists(path):
-        pytest.skip(f"{path} is absent (the apache/parquet-testing checkout in ../shared/corpus)")
+    assert os.path.exists(path), f"{path} is absent from the parquet-testing checkout"
     ref = pq.read_table(path)
     df = spark.read.parquet(path)
     got = to_arrow(df)

@@ -98,7 +98,7 @@ def _table(d: str, unsafe: bool) -> float:
         _spark = superspark.session("bench-rewrite", master="local[2]",
                                     **{"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"})
         _spark.sparkContext.setLogLevel("ERROR")
-    job = _spark._jvm.io.superspark.parquet.footer.FooterTableJob
+    job = _spark._jvm.io.superspark.parquet.footer.tools.FooterTableJob
     t = time.perf_counter()
     rows = job.results(_spark._jsparkSession, d, "migrate", "final", False, bool(unsafe))
     wall = time.perf_counter() - t

@@ -150,9 +150,11 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as d:
         files = write_pyarrow(d) + write_duckdb(d) + write_polars(d) + write_spark(d)
-        corpus = os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data")
+        root = os.environ.get("PARQUET_TESTING") or os.path.join(REPO, "..", "shared", "corpus", "parquet-testing")
+        corpus = os.path.join(root, "data")
         if not os.path.isdir(corpus):
-            corpus = "/work/shared/corpus/parquet-testing/data"
+            print(f"[rebuild-survey] parquet-testing not found at {root}: set PARQUET_TESTING; the corpus part is left out",
+                  file=sys.stderr)
         results = footer.roundtrip(*files) + (footer.roundtrip(corpus) if os.path.isdir(corpus) else [])
         counts = collections.defaultdict(collections.Counter)
         notes = []

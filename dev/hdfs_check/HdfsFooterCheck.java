@@ -28,9 +28,9 @@ public class HdfsFooterCheck {
       byte[] original = Files.readAllBytes(Paths.get(args[0]));
       try (FSDataOutputStream out = fs.create(file)) { out.write(original); }
       java.util.List<String> table = java.util.List.of(fs.getUri() + "/t");
-      String migrated = io.superspark.parquet.footer.FooterTool.migrate(table, null, "final");
-      String verified = io.superspark.parquet.footer.FooterTool.verify(table);
-      String back = io.superspark.parquet.footer.FooterTool.migrate(table, null, "plain");
+      String migrated = io.superspark.parquet.footer.tools.FooterTool.migrate(table, null, "final");
+      String verified = io.superspark.parquet.footer.tools.FooterTool.verify(table);
+      String back = io.superspark.parquet.footer.tools.FooterTool.migrate(table, null, "plain");
       System.out.println(migrated + "\n" + verified + "\n" + back);
       ok &= migrated.contains("\"status\":\"migrated\"") && migrated.contains("\"replace\":\"rename\"");
       ok &= verified.contains("\"status\":\"valid\"") && back.contains("\"status\":\"migrated\"");

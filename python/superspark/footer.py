@@ -4,7 +4,7 @@ The footer extension appends a FlatBuffers copy of Parquet's ``FileMetaData`` (w
 a UUID) behind the reserved Thrift field 32767; other Parquet readers skip it. See
 ``docs/parquet-footer.md``.
 
-Everything runs in the JVM (``io.superspark.parquet.footer.FooterTool`` in the superspark
+Everything runs in the JVM (``io.superspark.parquet.footer.tools.FooterTool`` in the superspark
 jar): the Python API calls it through py4j, using the running SparkSession's gateway when
 there is one with the superspark jar, otherwise a plain JVM started once (py4j's
 ``GatewayServer`` with the superspark jar and pyspark's jars on its classpath: no
@@ -68,8 +68,8 @@ _gateway = None
 
 
 #: The JVM objects of the tools: the footer commands, and ALP's ``alp-decode``.
-_FOOTER_TOOL = "io.superspark.parquet.footer.FooterTool"
-_ALP_TOOL = "io.superspark.parquet.alp.AlpTool"
+_FOOTER_TOOL = "io.superspark.parquet.footer.tools.FooterTool"
+_ALP_TOOL = "io.superspark.parquet.footer.tools.AlpTool"
 
 
 def _jvm_object(jvm, name: str):
@@ -262,7 +262,7 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     try:
         p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
                             "-cp", os.pathsep.join(classpath),
-                            "io.superspark.parquet.footer.FooterTool", *args],
+                            "io.superspark.parquet.footer.tools.FooterTool", *args],
                            stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
         if p.returncode == 0 and tmp is not None and os.path.exists(tmp):
             os.replace(tmp, archive)
@@ -386,11 +386,11 @@ def roundtrip(*paths: PathArg) -> List[dict]:
 # ---- tables, as a Spark job ----
 
 def _table_job(spark, path: Union[str, os.PathLike], command: str, to: Optional[str], progress: bool):
-    """The table job (``io.superspark.parquet.footer.FooterTableJob``) on ``spark``'s JVM, as a DataFrame."""
+    """The table job (``io.superspark.parquet.footer.tools.FooterTableJob``) on ``spark``'s JVM, as a DataFrame."""
     from pyspark.sql.classic.dataframe import DataFrame
 
     jvm = spark._jvm
-    jdf = jvm.io.superspark.parquet.footer.FooterTableJob.run(spark._jsparkSession, os.fspath(path), command, to,
+    jdf = jvm.io.superspark.parquet.footer.tools.FooterTableJob.run(spark._jsparkSession, os.fspath(path), command, to,
                                                               bool(progress))
     return DataFrame(jdf, spark)
 

@@ -2,7 +2,7 @@
 DuckDB and Polars covering the physical and logical types, V1 and V2 data pages,
 dictionary/plain/delta/BYTE_STREAM_SPLIT encodings, page indexes, bloom filters, legacy
 (two-level) lists, INT96 timestamps and nesting. Usage: write_files.py OUTPUT_DIR.
-Each writer is optional: a missing package is reported on stderr and skipped."""
+A missing writer package is reported on stderr; ParquetCorpusSuite then fails (it asserts every writer's files)."""
 
 import datetime as dt
 import decimal

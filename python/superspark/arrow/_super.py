@@ -1,6 +1,6 @@
 """Arrow types for columns that carry a Super type (from the ``bsup`` source or ``sb_decode``).
 
-The Super -> Spark half of the mapping is ``io.superspark.types.SuperTypes`` (docs/bsup.md);
+The Super -> Spark half of the mapping is ``io.superspark.bsup.spark.SuperTypes`` (docs/bsup.md);
 this module adds the Arrow column of the same table, used by :func:`to_arrow` for columns
 whose Spark field metadata has ``super.type``. Values are never narrowed: where Arrow has a
 twin (unsigned ints, durations, nanosecond times, half floats) the column is cast to it

@@ -1,8 +1,10 @@
 package io.superspark.bench;
 
 import java.nio.file.Paths;
+import io.superspark.parquet.footer.codec.FooterForm;
+import io.superspark.parquet.footer.files.FooterBytes;
+import io.superspark.parquet.footer.files.FooterFiles;
 
-import io.superspark.parquet.footer.*;
 
 /** The benchmarks' footers: the fixture's plain Thrift footer and the same footer in a form. */
 final class BenchFooters {

@@ -6,8 +6,13 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.openjdk.jmh.annotations.*;
+import io.superspark.parquet.footer.codec.Projection;
+import io.superspark.parquet.footer.codec.RowGroupSelection;
+import io.superspark.parquet.footer.files.FooterBytes;
+import io.superspark.parquet.footer.files.FooterReadResult;
+import io.superspark.parquet.footer.files.FooterReader;
+import io.superspark.parquet.footer.files.FooterSource;
 
-import io.superspark.parquet.footer.*;
 
 /**
  * Footer decode benchmark (bench/parquet_footer/run.py compiles and runs it with JMH), on

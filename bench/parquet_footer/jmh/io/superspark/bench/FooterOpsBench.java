@@ -5,8 +5,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.openjdk.jmh.annotations.*;
+import io.superspark.parquet.footer.codec.FooterForm;
+import io.superspark.parquet.footer.files.FooterBytes;
+import io.superspark.parquet.footer.files.FooterFiles;
+import io.superspark.parquet.footer.files.FooterReader;
 
-import io.superspark.parquet.footer.*;
 
 /**
  * The parquet-java baseline and the footer rewrites, on the same fixtures, in memory:

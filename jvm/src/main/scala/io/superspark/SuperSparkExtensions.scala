@@ -10,7 +10,7 @@ import io.superspark.parquet.interceptor.InterceptorVersions
  *
  * Registers superspark's SQL config entries, every SQL function of [[SuperSparkFunctions]] (with
  * its `ExpressionInfo`, so `SHOW FUNCTIONS` and `DESCRIBE FUNCTION EXTENDED` document it), the footer
- * table functions (`superspark_footer_migrate_table` and its siblings, [[parquet.footer.FooterTableJob]]) and,
+ * table functions (`superspark_footer_migrate_table` and its siblings, [[parquet.footer.tools.FooterTableJob]]) and,
  * on the Spark and parquet-java versions the Parquet interceptor supports
  * ([[InterceptorVersions]]), the interceptor's analyzer and planner rules. On other versions
  * Parquet is left to Spark entirely (one warning in the log); bsup, the functions and the
@@ -22,7 +22,7 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
     InterceptorVersions.requireJarLine()
     SuperSparkSQLConf.register()
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
-    parquet.footer.FooterTableJob.tableFunctions.foreach(extensions.injectTableFunction)
+    parquet.footer.tools.FooterTableJob.tableFunctions.foreach(extensions.injectTableFunction)
     if (InterceptorVersions.interceptorEnabled()) {
       extensions.injectHintResolutionRule(parquet.interceptor.RouteParquetReads)
       extensions.injectPostHocResolutionRule(parquet.interceptor.SwapParquetFormat)

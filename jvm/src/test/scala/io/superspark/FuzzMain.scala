@@ -16,3 +16,22 @@ object FuzzMain {
     if (failed) sys.exit(1)
   }
 }
+
+/**
+ * The fuzzers' per-input time limit: the current thread's CPU time (the machine's other work
+ * does not count), enforced only after a warm-up (the first inputs run interpreted while the
+ * JIT compiles the decoders, and would measure the compiler instead).
+ */
+final class FuzzClock(limitMillis: Long = 1000, warmUpInputs: Int = 200) {
+  private val mx = java.lang.management.ManagementFactory.getThreadMXBean
+  private var inputs = 0
+
+  /** Runs one input; `Some(millis)` of CPU time when it went over the limit after the warm-up. */
+  def time[T](body: => T): (T, Long, Boolean) = {
+    val t0 = mx.getCurrentThreadCpuTime
+    val out = body
+    val ms = (mx.getCurrentThreadCpuTime - t0) / 1000000
+    inputs += 1
+    (out, ms, inputs > warmUpInputs && ms > limitMillis)
+  }
+}

@@ -1,5 +1,7 @@
 package io.superspark
 
+import io.superspark.expressions.BuildInfo
+
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.types.StringType
 

@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.superspark.BuildInfo
 
 /** `superspark_version()`: the version of the loaded extension; folded to a literal. */
 case class SuperSparkVersion() extends LeafExpression with CodegenFallback {

@@ -6,6 +6,7 @@ import java.net.InetAddress
 import scala.collection.mutable.ArrayBuffer
 
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.bsup.spark.SuperTypes
 
 class BsupCodecSuite extends AnyFunSuite {
   import BsupCodecSuite._
@@ -368,7 +369,7 @@ class BsupCodecSuite extends AnyFunSuite {
 
   test("T|null and null|T read by the Spark readers in both versions (selectors compared in place), alone and in arrays") {
     import io.superspark.bsup.spark.{Src, SparkReaders}
-    import io.superspark.types.SuperTypes
+    import io.superspark.bsup.spark.SuperTypes
     import org.apache.spark.sql.catalyst.util.ArrayData
     import org.apache.spark.sql.types.{ArrayType => SArrayType, DataType}
     val int32 = SuperType.primitive(SuperType.Int32)
@@ -402,7 +403,7 @@ class BsupCodecSuite extends AnyFunSuite {
 
   test("bad input: encodings that would re-encode differently are errors on the reader and the Spark readers (fuzz-bsup)") {
     import io.superspark.bsup.spark.{Src, SparkReaders}
-    import io.superspark.types.SuperTypes
+    import io.superspark.bsup.spark.SuperTypes
     val cases = Seq(
       ("13 00 09 02 00 ff", "int64 value is not minimally encoded", 4),
       ("13 00 0a 02 01 ff", "int128 value is a negative zero", 4),

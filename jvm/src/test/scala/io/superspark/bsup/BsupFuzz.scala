@@ -9,7 +9,7 @@ import scala.util.Random
 
 import io.superspark.bsup.functions.{CellDecoder, SbDecode}
 import io.superspark.bsup.spark.{BsupInference, BsupOptions, BsupOutputWriter, BsupRowIterator, SparkReaders, SparkWriters, WriteConf}
-import io.superspark.types.SuperTypes
+import io.superspark.bsup.spark.SuperTypes
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.RawLocalFileSystem
 import org.apache.spark.SparkException

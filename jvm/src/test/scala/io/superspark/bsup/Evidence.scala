@@ -8,21 +8,11 @@ import java.io.File
  */
 object Evidence {
   /** The folder, when it exists; suites that need it skip (`assume`) with [[missing]] otherwise. */
-  lazy val available: Option[File] = scala.util.Try(dir).toOption
+  lazy val available: Option[File] = io.superspark.SharedData.superdbEvidence.map(_.toFile)
 
-  final val missing = "SuperDB's files (shared/interop/superdb) not found: set SUPERDB_EVIDENCE to that folder"
+  final val missing = io.superspark.SharedData.SuperdbMissing
 
-  lazy val dir: File = {
-    val fromEnv = sys.env.get("SUPERDB_EVIDENCE").map(new File(_))
-    def up(d: File): Option[File] =
-      if (d == null) None
-      else {
-        val c = new File(d, "shared/interop/superdb")
-        if (c.isDirectory) Some(c) else up(d.getParentFile)
-      }
-    fromEnv.orElse(up(new File(".").getAbsoluteFile)).getOrElse(
-      throw new IllegalStateException("no shared/interop/superdb above the working directory; set SUPERDB_EVIDENCE"))
-  }
+  lazy val dir: File = available.getOrElse(throw new IllegalStateException(missing))
 
   /** The cases of version `v` (names of `<case>.expected.sup`). */
   def cases(v: Int): Seq[String] =

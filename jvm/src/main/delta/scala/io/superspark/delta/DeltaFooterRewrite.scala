@@ -7,7 +7,8 @@ import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{Action, AddFile}
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.footer.{FooterForm, FooterTableJob, FooterTool}
+import io.superspark.parquet.footer.codec.FooterForm
+import io.superspark.parquet.footer.tools.{FooterTableJob, FooterTool}
 
 /**
  * A footer rewrite of a Delta table as a Delta commit, the way OPTIMIZE replaces files (issue #23):

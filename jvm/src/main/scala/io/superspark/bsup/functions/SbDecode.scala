@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import io.superspark.bsup.SuperType
 import io.superspark.bsup.spark.{BsupOptions, SparkReaders}
-import io.superspark.types.SuperTypes
+import io.superspark.bsup.spark.SuperTypes
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.{ExprUtils, Expression}
 import org.apache.spark.sql.catalyst.util.{FailFastMode, GenericArrayData, PermissiveMode}

@@ -4,7 +4,7 @@ import io.superspark.bsup._
 import io.superspark.bsup.spark.{BsupErrors, BsupOptions, FieldWriter, SparkWriters, WriteConf}
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.ExprUtils
-import io.superspark.types.SuperTypes
+import io.superspark.bsup.spark.SuperTypes
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback

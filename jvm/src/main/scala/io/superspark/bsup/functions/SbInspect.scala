@@ -1,7 +1,7 @@
 package io.superspark.bsup.functions
 
 import io.superspark.bsup.{BsupVersion, SuperType, ValueCodec}
-import io.superspark.types.SuperTypes
+import io.superspark.bsup.spark.SuperTypes
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String

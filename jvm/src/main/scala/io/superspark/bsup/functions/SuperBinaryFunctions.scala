@@ -1,7 +1,6 @@
 package io.superspark.bsup.functions
 
-import io.superspark.SuperSparkFunctions
-import io.superspark.SuperSparkFunctions.{function, FunctionDescription}
+import io.superspark.expressions.FunctionDescriptions.{function, FunctionDescription}
 
 /**
  * The Super Binary SQL functions (docs/sb-functions.md). A binary cell holds one Super Binary

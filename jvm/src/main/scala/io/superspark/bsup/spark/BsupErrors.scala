@@ -1,26 +1,23 @@
 package io.superspark.bsup.spark
 
 import io.superspark.bsup.SuperType
-import org.apache.spark.{ErrorClassesJsonReader, QueryContext, SparkException, SparkThrowable}
+import io.superspark.errors.SuperSparkErrors
+import org.apache.spark.{QueryContext, SparkException, SparkThrowable}
 import org.apache.spark.sql.types.{DataType, Decimal}
 
 /**
  * The `bsup` data source's own error classes, declared in the resource
- * `error/bsup-error-conditions.json` and formatted by Spark's error-class reader, so that they
+ * `error/superspark-error-conditions.json` (with every other condition of superspark) and formatted by Spark's error-class reader, so that they
  * carry a condition, message parameters and an SQLSTATE like Spark's own errors.
  */
 object BsupErrors {
-  private lazy val conditions = new ErrorClassesJsonReader(
-    Seq(getClass.getClassLoader.getResource("error/bsup-error-conditions.json")))
-
-  private def message(condition: String, params: Map[String, String]): String =
-    s"[$condition] ${conditions.getErrorMessage(condition, params)} SQLSTATE: ${conditions.getSqlState(condition)}"
+  private def message(condition: String, params: Map[String, String]): String = SuperSparkErrors.message(condition, params)
 
   /** An error raised while writing (thrown inside a task, Spark wraps it in TASK_WRITE_FAILED). */
   final class BsupWriteException(condition: String, params: Map[String, String])
       extends SparkException(message(condition, params), null, Some(condition), params, Array.empty[QueryContext]) {
     // The SQLSTATE of our own condition (the constructor taking it is not on every Spark line).
-    override def getSqlState: String = conditions.getSqlState(condition)
+    override def getSqlState: String = SuperSparkErrors.sqlState(condition)
   }
 
   /** A bad option value (an IllegalArgumentException, as Spark's own sources raise for options). */
@@ -30,7 +27,7 @@ object BsupErrors {
     override def getMessageParameters: java.util.Map[String, String] = {
       val m = new java.util.HashMap[String, String](); params.foreach { case (k, v) => m.put(k, v) }; m
     }
-    override def getSqlState: String = conditions.getSqlState(condition)
+    override def getSqlState: String = SuperSparkErrors.sqlState(condition)
   }
 
   private def quoted(column: String): String = s"`$column`"

@@ -1,7 +1,6 @@
 package io.superspark.bsup.spark
 
 import io.superspark.bsup._
-import io.superspark.types.SuperTypes
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.hadoop.mapreduce.Job

@@ -3,7 +3,6 @@ package io.superspark.bsup.spark
 import scala.jdk.CollectionConverters._
 
 import io.superspark.bsup.{BsupException, BsupReader, SuperType}
-import io.superspark.types.SuperTypes
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types.{StringType, StructField, StructType}

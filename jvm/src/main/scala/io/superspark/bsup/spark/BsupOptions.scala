@@ -3,8 +3,7 @@ package io.superspark.bsup.spark
 import java.util.Locale
 
 import io.superspark.bsup.{BsupVersion, BsupWriterOptions}
-import io.superspark.types.SuperTypes
-import io.superspark.types.SuperTypes.DecimalForm
+import io.superspark.bsup.spark.SuperTypes.DecimalForm
 import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.catalyst.{DataSourceOptions, FileSourceOptions}
 import org.apache.spark.sql.catalyst.util.{CaseInsensitiveMap, DropMalformedMode, FailFastMode, ParseMode, PermissiveMode}

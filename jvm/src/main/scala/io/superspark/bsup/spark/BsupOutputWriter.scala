@@ -1,7 +1,6 @@
 package io.superspark.bsup.spark
 
 import io.superspark.bsup.{BsupWriter, NamedType, PrimitiveType, RecordType, SuperType, UnionType}
-import io.superspark.types.SuperTypes
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.TaskAttemptContext
 import org.apache.spark.sql.catalyst.InternalRow

@@ -3,7 +3,6 @@ package io.superspark.bsup.spark
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
 
 import io.superspark.bsup._
-import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow, UnsafeArrayData}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}

@@ -3,7 +3,6 @@ package io.superspark.bsup.spark
 import java.nio.charset.StandardCharsets
 
 import io.superspark.bsup._
-import io.superspark.types.SuperTypes
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
 

@@ -1,7 +1,7 @@
 package io.superspark.parquet.alp
 
 import io.superspark.parquet.alp.AlpChunkErrorReason._
-import io.superspark.parquet.footer.{ThriftCompactWriter, ThriftWalker}
+import io.superspark.parquet.thrift.{ThriftCompactWriter, ThriftWalker}
 
 /**
  * The values of one flat FLOAT or DOUBLE column over some rows: `doubles` or `floats` (per
@@ -422,7 +422,7 @@ object AlpChunk {
         case _ => false
       }
     } catch {
-      case e: io.superspark.parquet.footer.MalformedThriftFooterException =>
+      case e: io.superspark.parquet.thrift.MalformedThriftFooterException =>
         fail(BadPageHeader(at, s"${e.reason.code} at header byte ${e.reason.offset - pos}: ${e.reason.message}"))
     }
     if (pageType < 0 || uncompressed < 0 || compressed < 0) fail(BadPageHeader(at, "a required field is missing"))

@@ -2,6 +2,8 @@ package io.superspark.parquet.alp
 
 import java.io.IOException
 
+import io.superspark.errors.{SuperSparkErrors, SuperSparkThrowable}
+
 /**
  * Why an ALP column chunk ([[AlpChunk]]: Parquet data pages whose values are ALP = 10) or the
  * extension that points at it ([[AlpExtension]]) cannot be used. Offsets are byte offsets from
@@ -53,6 +55,9 @@ object AlpChunkErrorReason {
 
 /** An ALP chunk or extension that cannot be used; `where` names the file and column when known. */
 class AlpChunkException(val reason: AlpChunkErrorReason, val where: String = "")
-    extends IOException((if (where.isEmpty) "" else s"$where: ") + s"ALP column chunk unusable: $reason") {
+    extends IOException(SuperSparkErrors.message("SUPERSPARK_ALP_CHUNK_UNUSABLE", AlpErrorParams(where, reason.toString)))
+    with SuperSparkThrowable {
+  def condition: String = "SUPERSPARK_ALP_CHUNK_UNUSABLE"
+  def params: Map[String, String] = AlpErrorParams(where, reason.toString)
   def at(location: String): AlpChunkException = new AlpChunkException(reason, location)
 }

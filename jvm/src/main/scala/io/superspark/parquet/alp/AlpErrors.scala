@@ -2,6 +2,8 @@ package io.superspark.parquet.alp
 
 import java.io.IOException
 
+import io.superspark.errors.{SuperSparkErrors, SuperSparkThrowable}
+
 /**
  * Why an ALP page (parquet-format `AlpEncoding.md`, `Encoding` ALP = 10) cannot be decoded.
  * Offsets are byte offsets from the start of the ALP data (the first byte of its 7-byte header).
@@ -53,6 +55,15 @@ object AlpErrorReason {
 
 /** ALP data that does not decode; `where` names the file/column/page when the caller knows it. */
 class AlpDecodeException(val reason: AlpErrorReason, val where: String = "")
-    extends IOException((if (where.isEmpty) "" else s"$where: ") + s"ALP data unusable: $reason") {
+    extends IOException(SuperSparkErrors.message("SUPERSPARK_ALP_DATA_UNUSABLE", AlpErrorParams(where, reason.toString)))
+    with SuperSparkThrowable {
+  def condition: String = "SUPERSPARK_ALP_DATA_UNUSABLE"
+  def params: Map[String, String] = AlpErrorParams(where, reason.toString)
   def at(location: String): AlpDecodeException = new AlpDecodeException(reason, location)
+}
+
+/** The message parameters of the ALP conditions: `where` (file, column, page; with ": " when known) and the reason. */
+private[alp] object AlpErrorParams {
+  def apply(where: String, reason: String): Map[String, String] =
+    Map("where" -> (if (where.isEmpty) "" else s"$where: "), "reason" -> reason)
 }

@@ -3,7 +3,8 @@ package io.superspark.parquet.alp
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
-import io.superspark.parquet.footer.{FooterLayout, ThriftFields, ThriftWalker}
+import io.superspark.parquet.footer.codec.FooterLayout
+import io.superspark.parquet.thrift.{ThriftFields, ThriftWalker}
 
 /**
  * One column chunk of a Thrift footer as the ALP forms see it. `metaStop`: offset of the
@@ -41,7 +42,7 @@ object AlpFooter {
    * DELTA_LENGTH_BYTE_ARRAY: an encoding of BYTE_ARRAY columns only, never of a FLOAT/DOUBLE
    * chunk, [[mayBeAlp]]).
    */
-  val ReadMarker: Int = io.superspark.parquet.footer.ThriftForParquetJava.UnknownEncoding
+  val ReadMarker: Int = io.superspark.parquet.thrift.ThriftForParquetJava.UnknownEncoding
 
   private val valueEncodings = {
     import org.apache.parquet.column.Encoding._

@@ -2,7 +2,8 @@ package io.superspark.parquet.alp
 
 import java.nio.ByteBuffer
 
-import io.superspark.parquet.footer.{FlatBufferVerifier, FooterBytes, FooterFiles, FooterForm, FooterLayout}
+import io.superspark.parquet.footer.codec.{FlatBufferVerifier, FooterForm, FooterLayout}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles}
 
 /**
  * The column chunks of a file's footer in any footer form, with the private form's ALP
@@ -19,7 +20,7 @@ object AlpFooterRefs {
     }
   }
 
-  private def slot(footer: FooterBytes): Option[Map[(Int, Int), Array[Byte]]] = FooterLayout.locate(footer) match {
+  private def slot(footer: FooterBytes): Option[Map[(Int, Int), Array[Byte]]] = footer.located match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
       if (FlatBufferVerifier.verifyHead(buf).isDefined) None

@@ -1,11 +1,11 @@
 package io.superspark.parquet.alp
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
+import java.io.ByteArrayOutputStream
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.parquet.format.{ColumnChunk, ColumnMetaData, ColumnOrder, CompressionCodec, Encoding,
-  FieldRepetitionType, SchemaElement, Statistics, Type, TypeDefinedOrder, Util}
+import org.apache.parquet.format.{ColumnChunk, ColumnMetaData, ColumnOrder, CompressionCodec, Encoding, FieldRepetitionType, SchemaElement, Statistics, Type, TypeDefinedOrder, Util}
+import io.superspark.parquet.thrift.ThriftForParquetJava
 
 /**
  * The ratified form's footer: the Thrift footer of a file written without the ALP columns
@@ -17,7 +17,7 @@ import org.apache.parquet.format.{ColumnChunk, ColumnMetaData, ColumnOrder, Comp
 object AlpRatifiedFooter {
 
   def insert(thrift: Array[Byte], specs: Seq[AlpColumnSpec], chunks: Seq[AlpWrittenChunk]): Array[Byte] = {
-    val md = Util.readFileMetaData(new ByteArrayInputStream(thrift))
+    val md = ThriftForParquetJava.parse(thrift)
     val ordered = specs.sortBy(_.leaf)
     md.setSchema(withColumns(md.getSchema.asScala.toSeq, ordered).asJava)
     val byRowGroup = chunks.groupBy(_.rowGroup)

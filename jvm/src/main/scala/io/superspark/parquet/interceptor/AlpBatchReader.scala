@@ -13,8 +13,7 @@ import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapCol
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
-import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation, AlpColumnReader, AlpType, AlpValues,
-  OrdinaryChunkReader, ParquetPageCompression}
+import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation, AlpColumnReader, AlpType, AlpValues, OrdinaryChunkReader, ParquetPageCompression}
 
 /**
  * The batches of Spark's vectorized reader (reading `plan.readSchema`, the required columns

@@ -7,8 +7,7 @@ import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.parquet.io.SeekableInputStream
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetWriteSupport,
-  VectorizedParquetRecordReader}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetWriteSupport, VectorizedParquetRecordReader}
 import org.apache.spark.sql.types.StructType
 
 /**

@@ -9,9 +9,8 @@ import org.apache.parquet.schema.{MessageType, Type}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
-import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooter,
-  AlpFooterRefs}
-import io.superspark.parquet.footer.FooterBytes
+import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooter, AlpFooterRefs}
+import io.superspark.parquet.footer.files.FooterBytes
 
 /**
  * One required column read through ALP: its position in the scan's required schema, its leaf

@@ -1,6 +1,6 @@
 package io.superspark.parquet.interceptor
 
-import io.superspark.parquet.footer.FooterBytes
+import io.superspark.parquet.footer.files.FooterBytes
 
 /**
  * The verified-footer cache (issue 24): one per JVM, shared by the tasks of an executor and,

@@ -3,7 +3,7 @@ package io.superspark.parquet.interceptor
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.superspark.SuperSparkSQLConf
 
-import io.superspark.parquet.footer.FooterForm
+import io.superspark.parquet.footer.codec.FooterForm
 
 /**
  * Session configs of the Parquet footer interceptor (read from the session's SQL conf, so

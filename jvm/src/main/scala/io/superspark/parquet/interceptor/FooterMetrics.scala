@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.superspark.TotalingSQLMetric
 
-import io.superspark.parquet.footer.{FooterReadResult, FooterSource}
+import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
 
 /**
  * Footer counters of one scan (or one schema inference), as SQL metrics. A scan's counters
@@ -148,5 +148,31 @@ object FooterMetrics {
 
   private object PlanWalker extends AdaptiveSparkPlanHelper {
     def footerScans(plan: SparkPlan): Seq[FooterScanExec] = collectWithSubqueries(plan) { case s: FooterScanExec => s }
+  }
+}
+
+/**
+ * A second counter of a thread's footer reads: a DSv2 task's custom metrics
+ * (`v2.FooterTaskCounters`) set themselves here while the task reads, and [[FooterOpener]]
+ * reports every footer it decodes. The interceptor knows only this trait, not the DSv2 package.
+ */
+trait FooterReadSink {
+  def record(result: FooterReadResult, nanos: Long): Unit
+}
+
+object FooterReadSink {
+  private val current = new ThreadLocal[FooterReadSink]
+
+  /** Runs `body` with `sink` as the current thread's sink. */
+  def during[T](sink: FooterReadSink)(body: => T): T = {
+    val previous = current.get
+    current.set(sink)
+    try body finally current.set(previous)
+  }
+
+  /** Counts one footer read in the current thread's sink, if one is set. */
+  def record(result: FooterReadResult, nanos: Long): Unit = {
+    val s = current.get
+    if (s != null) s.record(result, nanos)
   }
 }

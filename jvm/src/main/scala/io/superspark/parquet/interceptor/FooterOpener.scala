@@ -9,8 +9,11 @@ import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
 import org.apache.parquet.schema.MessageType
 import org.apache.spark.internal.Logging
+import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.FlatBufferFooterException
+import io.superspark.parquet.footer.codec.{FooterLayout, Projection, RowGroupSelection}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFiles, FooterReader, FooterSource}
 
-import io.superspark.parquet.footer._
 
 /**
  * A footer read through the library, with the open input stream when the caller keeps it.
@@ -116,7 +119,7 @@ object FooterOpener extends Logging {
       metrics.recordRead(if (cacheBytes > 0) Some(hit.isDefined) else None, bytesRead)
       val nanos = System.nanoTime() - began
       metrics.record(result, nanos)
-      v2.FooterTaskCounters.record(result, nanos) // DSv2 partition readers' custom metrics
+      FooterReadSink.record(result, nanos) // a DSv2 task's custom metrics, when one is reading
       result.fallback.foreach { reason =>
         logWarning(s"$path: damaged Parquet footer extension (footer at byte ${bytes.footerOffset}): $reason; " +
           "read the Thrift footer instead")

@@ -16,8 +16,9 @@ import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFac
 import org.apache.spark.sql.types.StructType
 
 import io.superspark.parquet.alp.{AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
-import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterLayout, ThriftToFlatBuffer,
-  UnrepresentableFooterException}
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.UnrepresentableFooterException
 
 /** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
 class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {

@@ -12,7 +12,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.footer.FooterForm
+import io.superspark.parquet.footer.codec.FooterForm
 
 /**
  * Spark's Parquet file format with footers read and written through the footer library

@@ -37,7 +37,7 @@ class FooterParquetOutputFormat[T](
     val writeSupport = getWriteSupport(conf)
     // Hook: the settings only some lines' parquet-java has (row-group row count limit: 1.16+; byte stream split: 1.17).
     val propsBuilder = org.apache.spark.sql.superspark.SparkLineShims.lineWriterProperties(
-      io.superspark.parquet.footer.ParquetJavaShims.writerProperties(ParquetProperties.builder(), conf), conf)
+      io.superspark.parquet.footer.codec.ParquetJavaShims.writerProperties(ParquetProperties.builder(), conf), conf)
       .withPageSize(getPageSize(conf))
       .withDictionaryPageSize(getDictionaryPageSize(conf))
       .withDictionaryEncoding(getEnableDictionary(conf))

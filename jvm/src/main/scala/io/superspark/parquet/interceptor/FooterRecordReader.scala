@@ -37,7 +37,7 @@ class FooterRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat.Fi
     val conf = context.getConfiguration
     val options = HadoopReadOptions.builder(conf, path).withRange(start, start + length).build()
     // The parquet-java adapter: 1.16+ takes the InputFile, 1.15 the Hadoop path (the same reader).
-    val reader = io.superspark.parquet.footer.ParquetJavaShims.fileReader(file, path, conf, footer, options, stream)
+    val reader = io.superspark.parquet.footer.codec.ParquetJavaShims.fileReader(file, path, conf, footer, options, stream)
     try {
       FooterRecordReader.refuseUnsplittableDeltas(reader, conf)
       FooterRecordReader.initializeInternal(this, reader, conf)

@@ -64,14 +64,8 @@ object InterceptorVersions extends Logging {
     if (running != SupportedSpark) {
       val advice = if (SupportedLines.contains(running)) s"use the superspark-spark${running}_2.13 jar"
         else s"Spark $running has no superspark jar; supported lines: ${SupportedLines.mkString(", ")}"
-      throw new org.apache.spark.SparkException(
-        message = s"[SUPERSPARK_SPARK_LINE_MISMATCH] This superspark jar is built for Spark $SupportedSpark.x, " +
-          s"but Spark $sparkVersion is running: $advice.",
-        cause = null,
-        errorClass = Some("SUPERSPARK_SPARK_LINE_MISMATCH"),
-        messageParameters = Map("jarLine" -> SupportedSpark, "sparkVersion" -> sparkVersion,
-          "supportedLines" -> SupportedLines.mkString(", ")),
-        context = Array.empty)
+      throw new SparkLineMismatchException(Map("jarLine" -> SupportedSpark, "sparkVersion" -> sparkVersion,
+        "advice" -> advice))
     }
   }
 
@@ -95,4 +89,16 @@ object InterceptorVersions extends Logging {
     s"superspark: the Parquet footer interceptor is off: found Spark ${f.spark} with parquet-java ${f.parquet}, " +
       s"supported Spark $SupportedSpark.x with parquet-java $SupportedParquet.x. Parquet reads and writes use " +
       "Spark's own code; bsup, the sb_* functions and the Arrow layer are unaffected."
+}
+
+/** `SUPERSPARK_SPARK_LINE_MISMATCH`: this jar's Spark line is not the running one ([[InterceptorVersions.requireJarLine]]). */
+final class SparkLineMismatchException(val params: Map[String, String])
+    extends org.apache.spark.SparkException(
+      io.superspark.errors.SuperSparkErrors.message("SUPERSPARK_SPARK_LINE_MISMATCH", params), null,
+      Some("SUPERSPARK_SPARK_LINE_MISMATCH"), params, Array.empty[org.apache.spark.QueryContext])
+    with io.superspark.errors.SuperSparkThrowable {
+  def condition: String = "SUPERSPARK_SPARK_LINE_MISMATCH"
+  override def getCondition: String = condition
+  override def getMessageParameters: java.util.Map[String, String] = super[SuperSparkThrowable].getMessageParameters
+  override def getSqlState: String = super[SuperSparkThrowable].getSqlState
 }

@@ -40,7 +40,7 @@ object ParquetLogicalTypes {
   val Uuid = "arrow.uuid"
   val Json = "arrow.json"
   /** Field metadata key and value of a half-float column (as the bsup source tags Super float16). */
-  val SuperTypeKey = io.superspark.types.SuperTypes.MetadataKey
+  val SuperTypeKey = io.superspark.bsup.spark.SuperTypes.MetadataKey
   val Float16Tag = "float16"
 
   /** A tagged value: `path` is the Arrow path below the top-level `column` (empty: the column). */

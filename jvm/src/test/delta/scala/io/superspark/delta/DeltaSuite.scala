@@ -9,6 +9,9 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.superspark.SuperSparkExtensions
 import io.superspark.parquet.interceptor.FooterInterceptorConf
+import io.superspark.parquet.footer.codec.FooterForm
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.tools.FooterTableJob
 
 /**
  * Delta Lake (delta-spark 4.4.0, on the Spark lines it supports) beside superspark: every
@@ -173,7 +176,7 @@ class DeltaSuite extends AnyFunSuite {
     s"SELECT id, label, part, price FROM delta.`$table`$version WHERE id >= 100 AND label <> 'n150'"
 
   test("Delta scans read footers through the footer library: FlatBuffer footers in the scan metrics, the same rows as Delta alone") {
-    import io.superspark.parquet.footer.FooterTableJob
+    import io.superspark.parquet.footer.tools.FooterTableJob
     import io.superspark.parquet.interceptor.FooterMetrics
     withDir { dir =>
       val t = dir.resolve("scan").toString

@@ -7,7 +7,6 @@ import scala.collection.mutable.ArrayBuffer
 
 import io.superspark.SparkSessionSuite
 import io.superspark.bsup._
-import io.superspark.types.SuperTypes
 import org.apache.spark.SparkException
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._

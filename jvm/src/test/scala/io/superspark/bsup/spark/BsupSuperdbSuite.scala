@@ -7,7 +7,6 @@ import scala.collection.mutable.ArrayBuffer
 
 import io.superspark.SparkSessionSuite
 import io.superspark.bsup.{BsupReader, BsupWriter, BsupWriterOptions, Evidence, NamedType, RecordType, SuperType, UnionType, UnionValue, Value}
-import io.superspark.types.SuperTypes
 import org.apache.spark.{SparkException, SparkThrowable}
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types._

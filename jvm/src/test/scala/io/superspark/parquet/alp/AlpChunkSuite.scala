@@ -9,7 +9,7 @@ import org.apache.parquet.format.Util
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.superspark.parquet.footer.ThriftCompactWriter
+import io.superspark.parquet.thrift.ThriftCompactWriter
 
 /** The ALP column-chunk layout, its checks, the private-form extension and the footer surgery (no Spark). */
 class AlpChunkSuite extends AnyFunSuite {
@@ -165,10 +165,10 @@ class AlpChunkSuite extends AnyFunSuite {
     }
     // a page stored uncompressed whose two sizes disagree: a decompression error at the body
     val b = AlpChunk.encode(doubles(100, optional = false), AlpChunk.Uncompressed).bytes
-    val walker = new io.superspark.parquet.footer.ThriftWalker(b)
+    val walker = new io.superspark.parquet.thrift.ThriftWalker(b)
     walker.fields((_, _) => false)
     val body = b.drop(walker.pos)
-    val w = new io.superspark.parquet.footer.ThriftCompactWriter(32)
+    val w = new io.superspark.parquet.thrift.ThriftCompactWriter(32)
     w.structBegin()
     w.i32Field(1, AlpChunk.DataPage)
     w.i32Field(2, body.length + 1)

@@ -8,7 +8,8 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.codec.FooterLayout
 import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
 
 /**
@@ -145,7 +146,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
    * (file, its footer, the extension payload): read through superspark, the rows are those of
    * the file without ALP, and each file's damaged chunk was read from its ordinary chunk.
    */
-  private def fallsBackWhenDamaged(name: String, source: => String = privateForm)(damage: (Path, io.superspark.parquet.footer.FooterBytes,
+  private def fallsBackWhenDamaged(name: String, source: => String = privateForm)(damage: (Path, io.superspark.parquet.footer.files.FooterBytes,
       Array[Byte]) => Unit): Unit = {
     val copy = dir.resolve(name)
     Files.createDirectories(copy)
@@ -184,7 +185,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
       val e = AlpExtension.parse(payload, footer.footerOffset)
       assert(e.codec.contains(0))
       val bytes = Files.readAllBytes(f)
-      val header = new io.superspark.parquet.footer.ThriftWalker(bytes, e.offset.toInt, e.size.toInt)
+      val header = new io.superspark.parquet.thrift.ThriftWalker(bytes, e.offset.toInt, e.size.toInt)
       header.fields((_, _) => false) // skips the page header
       val body = e.offset.toInt + header.pos
       bytes(body + 3) = 0x7f
@@ -285,7 +286,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
         val footer = FooterFiles.readFooter(f)
         assert(FooterFiles.formOf(footer).name == form)
         // the FlatBuffer's slot holds the same extensions as the Thrift ColumnMetaData
-        val fromSlot = FooterLayout.locate(footer) match {
+        val fromSlot = footer.located match {
           case FooterLayout.Present(ext) =>
             val fb = io.superspark.parquet.footer.fbs.FileMetaData.getRootAsFileMetaData(
               java.nio.ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice())

@@ -265,16 +265,16 @@ object AlpFuzz {
     val r = new Random(seed)
     val pages = corpus(r)
     val c = Counts()
+    val clock = new io.superspark.FuzzClock()
     for (i <- 0 until n) {
       val p = pages(r.nextInt(pages.size))
       val (b, what) = mutate(p, r)
-      val started = System.nanoTime()
-      val failure =
+      val (failure, ms, over) = clock.time {
         try check(p, b, c, r)
         catch { case e: Exception => Some(s"unchecked ${e.getClass.getName}: ${e.getMessage}") }
-      val ms = (System.nanoTime() - started) / 1000000
+      }
       c.maxMillis = math.max(c.maxMillis, ms)
-      failure.orElse(if (ms > 1000) Some(s"took $ms ms") else None)
+      failure.orElse(if (over) Some(s"took $ms ms of CPU time") else None)
         .foreach(f => c.failures += s"${p.name} input $i ($what): $f")
       c.inputs += 1
     }

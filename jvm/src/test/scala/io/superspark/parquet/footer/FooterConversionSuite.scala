@@ -9,6 +9,8 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.codec.{FooterLayout, LazyColumnChunkMetaData, MetadataDiff, Projection, RowGroupSelection, ThriftDiff}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader, FooterSource}
 
 /**
  * Thrift FileMetaData -> FlatBuffer -> ParquetMetadata equals parquet-java's own

@@ -9,6 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferToThrift, FooterForm, FooterLayout, MetadataDiff, Projection, RowGroupSelection, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader, FooterSource}
+import io.superspark.parquet.footer.tools.FooterTool
 
 /**
  * The three footer forms (private, intermediate, final), FlatBuffer -> Thrift rebuilds, the
@@ -64,8 +68,7 @@ class FooterFormsSuite extends AnyFunSuite {
   }
 
   /** parquet-testing's files (shared/corpus beside the repository), when present. */
-  private lazy val corpus: Option[Path] = Seq(Paths.get("..", "shared", "corpus", "parquet-testing", "data"),
-    Paths.get("/work/shared/corpus/parquet-testing/data")).find(Files.isDirectory(_))
+  private lazy val corpus: Option[Path] = io.superspark.SharedData.parquetTestingData
 
   test("parquet-testing corpus: rebuilt footers equal the originals, except the documented cases") {
     assume(corpus.isDefined, "parquet-testing corpus not found")

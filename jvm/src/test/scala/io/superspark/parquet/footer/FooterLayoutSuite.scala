@@ -1,6 +1,8 @@
 package io.superspark.parquet.footer
 
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout}
+import io.superspark.parquet.thrift.ThriftFields
 
 /** The wire layout, byte by byte, and reading it backwards. */
 class FooterLayoutSuite extends AnyFunSuite {

@@ -14,6 +14,9 @@ import org.apache.parquet.hadoop.example.GroupReadSupport
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.codec.FooterLayout
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.tools.{FooterTool, ToolJson}
 
 /** The tools on real files: parquet-java and Spark read identical data after `add`. */
 class FooterToolSuite extends SparkSessionSuite {

@@ -8,6 +8,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterLayout, MetadataDiff, Projection, RowGroupSelection}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFiles, FooterReadResult, FooterReader, FooterSource}
 
 /**
  * The one-pass decode (issue 24): each column chunk is structurally checked as the decoder

@@ -4,6 +4,11 @@ import java.nio.file.{Files, Path}
 
 import com.google.flatbuffers.FlatBufferBuilder
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferToThrift, FooterLayout, HashedVtableBuilder, ThriftCompactToFlatBuffer}
+import io.superspark.parquet.thrift.UnrebuildableFooterException
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter}
+import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter, UnrebuildableFooterException}
 
 /**
  * `add`'s and `migrate`'s check split over threads ([[FlatBufferToThrift.rebuildsExactly]]:

@@ -6,6 +6,13 @@ import java.nio.file.{Files, Path, Paths}
 import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftToFlatBuffer}
+import io.superspark.parquet.thrift.UnrebuildableFooterException
+import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
+import io.superspark.parquet.footer.tools.FooterTool
+import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason}
+import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
 
 /**
  * The Thrift-compact -> FlatBuffer transcoder (`add`'s and `migrate`'s fast path) against the
@@ -21,9 +28,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
       bloom = true),
     FooterTestFiles.writeAllTypes(dir, "v1-plain.parquet", codec = CompressionCodecName.UNCOMPRESSED, rows = 10))
 
-  private lazy val corpus: Option[Path] = (sys.env.get("PARQUET_TESTING").map(Paths.get(_, "data")).toSeq ++
-    Seq(Paths.get("..", "shared", "corpus", "parquet-testing", "data"),
-    Paths.get("/work/shared/corpus/parquet-testing/data"))).find(Files.isDirectory(_))
+  private lazy val corpus: Option[Path] = io.superspark.SharedData.parquetTestingData
 
   private def parse(thrift: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(
     new java.io.ByteArrayInputStream(thrift))

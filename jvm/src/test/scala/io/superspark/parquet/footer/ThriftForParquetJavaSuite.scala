@@ -9,6 +9,9 @@ import scala.jdk.CollectionConverters._
 import org.apache.parquet.column.Encoding
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader}
+import io.superspark.parquet.thrift.{ThriftForParquetJava, ThriftWalker}
 
 /**
  * Footers with what parquet-java's converter cannot read (an encoding it lacks, as ALP = 10):

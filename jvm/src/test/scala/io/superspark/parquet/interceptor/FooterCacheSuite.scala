@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.DataFrame
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterBytes, FooterColumns, FooterFiles}
+import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFiles}
 
 /** The verified-footer cache (issue 24): bound, LRU, threads, stale files, metrics, ALP's single footer read. */
 class FooterCacheSuite extends SparkSessionSuite {

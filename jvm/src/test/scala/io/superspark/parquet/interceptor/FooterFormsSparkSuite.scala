@@ -7,7 +7,9 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row}
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterTool}
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.codec.FooterForm
+import io.superspark.parquet.footer.tools.FooterTool
 
 /**
  * Files written by Spark in each footer form (`spark.superspark.parquet.footer.form`) read

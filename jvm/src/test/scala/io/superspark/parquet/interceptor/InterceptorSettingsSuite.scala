@@ -5,7 +5,7 @@ import java.nio.file.Files
 import org.apache.spark.sql.superspark.SuperSparkSQLConf
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.FooterForm
+import io.superspark.parquet.footer.codec.FooterForm
 
 /** The interceptor's settings are registered SQL config entries; its driver state is bounded. */
 class InterceptorSettingsSuite extends SparkSessionSuite {

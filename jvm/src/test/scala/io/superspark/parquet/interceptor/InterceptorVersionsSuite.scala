@@ -16,7 +16,8 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
 import io.superspark.{SparkSessionSuite, SuperSparkExtensions}
-import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.codec.FooterLayout
 
 /**
  * The version guard: the session is started with a faked Spark version, so the extension must

@@ -14,7 +14,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.FooterTool
+import io.superspark.parquet.footer.tools.FooterTool
 
 /**
  * The interceptor against Spark's own reader over a corpus of Parquet files from writers we
@@ -34,13 +34,7 @@ class ParquetCorpusSuite extends SparkSessionSuite {
   private val PerReadTimeout = 120.seconds
 
   /** `$PARQUET_TESTING`, else `../shared/corpus/parquet-testing` from the repository root (or a worktree below it). */
-  private lazy val corpusRoot: Option[Path] = sys.env.get("PARQUET_TESTING").map(Paths.get(_)).filter(Files.isDirectory(_))
-    .orElse {
-    val root = Paths.get("").toAbsolutePath
-    Iterator.iterate(root)(_.getParent).takeWhile(_ != null).take(4)
-      .map(_.resolve("shared/corpus/parquet-testing")).find(Files.isDirectory(_))
-      .orElse(Option(root.getParent).map(_.resolve("shared/corpus/parquet-testing")).filter(Files.isDirectory(_)))
-  }
+  private lazy val corpusRoot: Option[Path] = io.superspark.SharedData.parquetTesting
 
   private def parquetFiles(dir: Path): Seq[Path] =
     if (!Files.isDirectory(dir)) Nil
@@ -91,11 +85,22 @@ class ParquetCorpusSuite extends SparkSessionSuite {
     }
   }
 
+  /** The footer counters (FlatBuffer, Thrift, fallbacks) of the scan nodes of the last [[read]] with the extension on. */
+  @volatile private var lastFooterCounts: (Long, Long, Long) = (0L, 0L, 0L)
+
+  private def footerCounts(df: DataFrame): (Long, Long, Long) = {
+    object Walk extends org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+    val scans = Walk.collectWithSubqueries(df.queryExecution.executedPlan) { case s: FooterScanExec => s }
+    def sum(k: String) = scans.map(_.metrics(k).value).sum
+    (sum("footersFlatBuffer"), sum("footersThrift"), sum("footerFallbacks"))
+  }
+
   private def read(path: String, on: Boolean, query: DataFrame => DataFrame = identity): Outcome = bounded {
     withSQLConf(ReadKey -> on.toString) {
       try {
         val df = query(spark.read.parquet(path))
         val rows = df.collect().toSeq
+        if (on) lastFooterCounts = footerCounts(df)
         Rows(df.schema, rows.map(canon))(filterFor(df.schema, rows))
       } catch {
         case e: Exception => Failed(errorClass(e), String.valueOf(e.getMessage).take(300))
@@ -180,8 +185,13 @@ class ParquetCorpusSuite extends SparkSessionSuite {
     }
     val verified = FooterTool.verify(one)
     if (!verified.contains("\"status\":\"valid\"")) return Some(s"verify: $verified")
+    // The footer cache is emptied so the scan opens the new footer itself, and its metrics say which one it used.
+    FooterCache.clear()
     val after = read(copy.toString, on = true)
     if (after != expected) return Some(s"read with the extension differs: $after vs $expected")
+    val (flat, thrift, fallbacks) = lastFooterCounts
+    if (flat < 1 || thrift != 0 || fallbacks != 0)
+      return Some(s"the read after add did not use the FlatBuffer footer: flatbuffer=$flat thrift=$thrift fallbacks=$fallbacks")
     if (!hadExtension) FooterTool.strip(one, null)
     if (!java.util.Arrays.equals(Files.readAllBytes(copy), original)) Some("strip/add did not restore the bytes")
     else None
@@ -223,8 +233,7 @@ class ParquetCorpusSuite extends SparkSessionSuite {
   private def externalFiles(dir: Path): Seq[Path] = {
     val python = Paths.get(".venv/bin/python")
     if (!Files.isExecutable(python)) {
-      info("no .venv/bin/python: pyarrow/DuckDB/Polars files not generated")
-      Nil
+      fail("no .venv/bin/python: the pyarrow/DuckDB/Polars files cannot be written (run dev/setup.sh)")
     } else {
       val proc = new ProcessBuilder(python.toString, "tests/parquet_corpus/write_files.py", dir.toString)
         .redirectErrorStream(true).start()
@@ -242,9 +251,7 @@ class ParquetCorpusSuite extends SparkSessionSuite {
     try {
       val started = System.nanoTime()
       val corpus = corpusRoot match {
-        case None =>
-          info("SKIPPED part: ../shared/corpus/parquet-testing is absent (the apache/parquet-testing checkout)")
-          Nil
+        case None => cancel(io.superspark.SharedData.ParquetTestingMissing)
         case Some(root) => Seq("data", "shredded_variant", "variant", "bad_data").flatMap { d =>
           parquetFiles(root.resolve(d)).map(p => d -> p)
         }
@@ -282,7 +289,10 @@ class ParquetCorpusSuite extends SparkSessionSuite {
       val mismatches = verdicts.map(_._2).filter(_.kind == "MISMATCH")
       assert(mismatches.isEmpty, mismatches.map(v => s"${v.file}: ${v.detail}").mkString("\n"))
       assert(roundTripFailures.isEmpty, roundTripFailures.map { case (v, why) => s"${v.file}: $why" }.mkString("\n"))
-      assert(generated.size >= 8, s"too few generated files: $generated")
+      // Every writer's files are there: Spark's configurations and the other writers' files.
+      val byWriter = generated.groupBy(_._1).map { case (w, fs) => w -> fs.size }
+      assert(byWriter.getOrElse("spark", 0) >= 8, s"too few Spark files: $byWriter")
+      Seq("pyarrow", "duckdb", "polars").foreach(w => assert(byWriter.getOrElse(w, 0) > 0, s"no $w files: $byWriter"))
     } finally org.apache.commons.io.FileUtils.deleteDirectory(tmp.toFile)
   }
 

@@ -16,7 +16,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types._
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterColumns, FooterFiles, FooterLayout, FooterReader, FooterSource, MetadataDiff}
+import io.superspark.parquet.footer.files.{FooterColumns, FooterFiles, FooterReader, FooterSource}
+import io.superspark.parquet.footer.codec.{FooterLayout, MetadataDiff}
 
 class ParquetInterceptorSuite extends SparkSessionSuite {
 
@@ -141,7 +142,7 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
         override def write(b: Int): Unit = sink.write(b)
         override def close(): Unit = closed += 1
       }
-      val s = new TailHoldingStream(under, file.toString, io.superspark.parquet.footer.FooterForm.Private)
+      val s = new TailHoldingStream(under, file.toString, io.superspark.parquet.footer.codec.FooterForm.Private)
       val split = (footer.footerOffset - 10).toInt // hold from a few bytes before the footer
       s.write(bytes, 0, split)
       s.hold()

@@ -9,7 +9,7 @@ import com.google.flatbuffers.*;
 
 @SuppressWarnings("unused")
 public final class ColumnChunk extends Table {
-  public static void ValidateVersion() { io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion(); }
+  public static void ValidateVersion() { io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion(); }
   public static ColumnChunk getRootAsColumnChunk(ByteBuffer _bb) { return getRootAsColumnChunk(_bb, new ColumnChunk()); }
   public static ColumnChunk getRootAsColumnChunk(ByteBuffer _bb, ColumnChunk obj) { _bb.order(ByteOrder.LITTLE_ENDIAN); return (obj.__assign(_bb.getInt(_bb.position()) + _bb.position(), _bb)); }
   public void __init(int _i, ByteBuffer _bb) { __reset(_i, _bb); }

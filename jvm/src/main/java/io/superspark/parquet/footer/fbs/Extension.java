@@ -9,7 +9,7 @@ import com.google.flatbuffers.*;
 
 @SuppressWarnings("unused")
 public final class Extension extends Table {
-  public static void ValidateVersion() { io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion(); }
+  public static void ValidateVersion() { io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion(); }
   public static Extension getRootAsExtension(ByteBuffer _bb) { return getRootAsExtension(_bb, new Extension()); }
   public static Extension getRootAsExtension(ByteBuffer _bb, Extension obj) { _bb.order(ByteOrder.LITTLE_ENDIAN); return (obj.__assign(_bb.getInt(_bb.position()) + _bb.position(), _bb)); }
   public void __init(int _i, ByteBuffer _bb) { __reset(_i, _bb); }

@@ -9,7 +9,7 @@ import com.google.flatbuffers.*;
 
 @SuppressWarnings("unused")
 public final class GeographyType extends Table {
-  public static void ValidateVersion() { io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion(); }
+  public static void ValidateVersion() { io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion(); }
   public static GeographyType getRootAsGeographyType(ByteBuffer _bb) { return getRootAsGeographyType(_bb, new GeographyType()); }
   public static GeographyType getRootAsGeographyType(ByteBuffer _bb, GeographyType obj) { _bb.order(ByteOrder.LITTLE_ENDIAN); return (obj.__assign(_bb.getInt(_bb.position()) + _bb.position(), _bb)); }
   public void __init(int _i, ByteBuffer _bb) { __reset(_i, _bb); }

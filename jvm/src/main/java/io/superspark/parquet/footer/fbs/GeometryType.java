@@ -9,7 +9,7 @@ import com.google.flatbuffers.*;
 
 @SuppressWarnings("unused")
 public final class GeometryType extends Table {
-  public static void ValidateVersion() { io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion(); }
+  public static void ValidateVersion() { io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion(); }
   public static GeometryType getRootAsGeometryType(ByteBuffer _bb) { return getRootAsGeometryType(_bb, new GeometryType()); }
   public static GeometryType getRootAsGeometryType(ByteBuffer _bb, GeometryType obj) { _bb.order(ByteOrder.LITTLE_ENDIAN); return (obj.__assign(_bb.getInt(_bb.position()) + _bb.position(), _bb)); }
   public void __init(int _i, ByteBuffer _bb) { __reset(_i, _bb); }

@@ -9,7 +9,7 @@ import com.google.flatbuffers.*;
 
 @SuppressWarnings("unused")
 public final class Statistics extends Table {
-  public static void ValidateVersion() { io.superspark.parquet.footer.FlatBuffersRuntime.validateVersion(); }
+  public static void ValidateVersion() { io.superspark.parquet.footer.codec.FlatBuffersRuntime.validateVersion(); }
   public static Statistics getRootAsStatistics(ByteBuffer _bb) { return getRootAsStatistics(_bb, new Statistics()); }
   public static Statistics getRootAsStatistics(ByteBuffer _bb, Statistics obj) { _bb.order(ByteOrder.LITTLE_ENDIAN); return (obj.__assign(_bb.getInt(_bb.position()) + _bb.position(), _bb)); }
   public void __init(int _i, ByteBuffer _bb) { __reset(_i, _bb); }

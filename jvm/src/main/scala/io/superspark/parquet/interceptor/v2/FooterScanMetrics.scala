@@ -7,7 +7,8 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 
-import io.superspark.parquet.footer.{FooterReadResult, FooterSource}
+import io.superspark.parquet.interceptor.FooterReadSink
+import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
 
 /**
  * The footer counters of a DSv2 Parquet scan as Spark custom metrics: they appear on the
@@ -76,13 +77,13 @@ final case class FooterTaskMetric(name: String, value: Long) extends CustomTaskM
  * file's reader is being built inside [[during]], every footer `FooterOpener` decodes on this
  * thread is counted here (besides the scan's accumulators).
  */
-final class FooterTaskCounters {
+final class FooterTaskCounters extends FooterReadSink {
   private var flatBuffer = 0L
   private var thrift = 0L
   private var fallbacks = 0L
   private var decodeNanos = 0L
 
-  def record(result: FooterReadResult, nanos: Long): Unit = {
+  override def record(result: FooterReadResult, nanos: Long): Unit = {
     result.source match {
       case FooterSource.FlatBuffer => flatBuffer += 1
       case FooterSource.Thrift => thrift += 1
@@ -93,9 +94,7 @@ final class FooterTaskCounters {
 
   /** Runs `body` with this object as the sink of the current thread's footer reads. */
   def during[T](body: => T): T = {
-    val previous = FooterTaskCounters.sink.get
-    FooterTaskCounters.sink.set(this)
-    try body finally FooterTaskCounters.sink.set(previous)
+    FooterReadSink.during(this)(body)
   }
 
   def values: Array[CustomTaskMetric] = Array(
@@ -105,12 +104,3 @@ final class FooterTaskCounters {
     FooterTaskMetric(FooterScanMetrics.DecodeTime, decodeNanos))
 }
 
-object FooterTaskCounters {
-  private val sink = new ThreadLocal[FooterTaskCounters]
-
-  /** Called by `FooterOpener` for every footer it decodes; counts when a sink is set. */
-  def record(result: FooterReadResult, nanos: Long): Unit = {
-    val s = sink.get
-    if (s != null) s.record(result, nanos)
-  }
-}

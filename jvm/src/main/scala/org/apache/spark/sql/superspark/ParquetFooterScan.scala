@@ -29,8 +29,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.Utils
 
-import io.superspark.parquet.interceptor.{AlpColumns, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener,
-  FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{AlpColumns, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener, FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
 
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
 // datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues` with its
@@ -149,7 +148,8 @@ object ParquetFooterScan {
       val openedFooter = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
         columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
         // Hook: Spark's own footer read (`ParquetFooterReader.openFileAndReadFooter` from 4.1).
-        SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
+        val own = SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
+        OpenedFooter(own.footer, own.inputFile, own.inputStream, own.footer.getFileMetaData.getSchema)
       }
       val shouldCloseInputStream = new AtomicBoolean(openedFooter.inputStream.isDefined)
       try {
@@ -208,7 +208,7 @@ object ParquetFooterScan {
       // Hook: the line's `initialize` (4.1+: the footer, the file and its stream; 4.0: the footer),
       // with the ALP columns' context (Spark's reader reads the other columns, whole row groups).
       shouldCloseInputStream.set(!SparkLineShims.initializeVectorized(vectorizedReader, split,
-        alp.context(hadoopAttemptContext), openedFooter))
+        alp.context(hadoopAttemptContext), openedFooter.footer, openedFooter.inputFile, openedFooter.inputStream))
       vectorizedReader.initBatch(partitionSchema, partitionValues)
       if (returningBatch) {
         vectorizedReader.enableReturningBatches()

@@ -4,6 +4,8 @@ import java.util.Locale
 
 import org.apache.spark.internal.config.{ConfigBuilder, ConfigEntry}
 import org.apache.spark.sql.internal.SQLConf
+import io.superspark.parquet.footer.codec.FooterForm
+import io.superspark.parquet.alp.AlpForm
 
 /**
  * superspark's settings as registered SQL configuration entries (Spark's `SQLConf.buildConf`,

@@ -13,7 +13,8 @@ import org.scalatest.concurrent.Eventually._
 import org.scalatest.time.{Seconds, Span}
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.{FooterFiles, FooterLayout}
+import io.superspark.parquet.footer.files.FooterFiles
+import io.superspark.parquet.footer.codec.FooterLayout
 import io.superspark.parquet.interceptor.FooterInterceptorConf
 
 class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlanHelper {

@@ -6,23 +6,22 @@ import org.apache.hadoop.mapreduce.{InputSplit, TaskAttemptContext}
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.SeekableInputStream
 import org.apache.spark.SparkContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, VectorizedParquetRecordReader}
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.OpenedFooter
-
 /**
  * The Spark 4.0 line's side of the adapter (docs/spark-lines.md); the same members as every
  * line's `SparkLineShims`. Built against pyspark 4.0.5 (parquet-java 1.15, whose differences
- * the parquet-java adapter `io.superspark.parquet.footer.ParquetJavaShims` covers). Against
+ * the parquet-java adapter `io.superspark.parquet.footer.codec.ParquetJavaShims` covers). Against
  * 4.1: no `openFileAndReadFooter` (Spark reads the footer, then its readers open the file
  * again), a vectorized reader that takes the footer but not the open stream, no
  * `SerializableConfiguration.broadcast`, no `ParquetFooterReader.buildFilter`.
  */
-object SparkLineShims extends SparkLine40To42Shims with SparkLine40To41Shims {
+object SparkLineShims extends SparkLineAdapter with SparkLine40To42Shims with SparkLine40To41Shims {
   val SparkLine = "4.0"
   val ParquetLine = "1.15"
 
@@ -34,10 +33,10 @@ object SparkLineShims extends SparkLine40To42Shims with SparkLine40To41Shims {
    * Spark 4.0's own footer read (`ParquetFooterReader.readFooter`: the split's row groups for the
    * vectorized reader, none for the row-based one); no stream is kept, the readers open the file.
    */
-  def openFooter(conf: Configuration, file: PartitionedFile, enableVectorizedReader: Boolean): OpenedFooter = {
+  def openFooter(conf: Configuration, file: PartitionedFile, enableVectorizedReader: Boolean): LineFooter = {
     val footer = ParquetFooterReader.readFooter(conf, file,
       if (enableVectorizedReader) ParquetFooterReader.WITH_ROW_GROUPS else ParquetFooterReader.SKIP_ROW_GROUPS)
-    OpenedFooter(footer, HadoopInputFile.fromPath(file.toPath, conf), None, footer.getFileMetaData.getSchema)
+    LineFooter(footer, HadoopInputFile.fromPath(file.toPath, conf), None)
   }
 
   /**
@@ -45,8 +44,8 @@ object SparkLineShims extends SparkLine40To42Shims with SparkLine40To41Shims {
    * footer read), so it does not own the footer library's stream, which the scan closes.
    */
   def initializeVectorized(reader: VectorizedParquetRecordReader, split: InputSplit, context: TaskAttemptContext,
-      opened: OpenedFooter): Boolean = {
-    reader.initialize(split, context, Some(opened.footer))
+      footer: ParquetMetadata, inputFile: HadoopInputFile, inputStream: Option[SeekableInputStream]): Boolean = {
+    reader.initialize(split, context, Some(footer))
     false
   }
 

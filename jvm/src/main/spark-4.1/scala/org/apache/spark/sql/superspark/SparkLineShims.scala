@@ -6,7 +6,7 @@ package org.apache.spark.sql.superspark
  * setting to respect unknown type annotations. Against 4.3 also: no nanosecond timestamp
  * types, no `ParquetFilters` pruning by the required schema, no archive inputs.
  */
-object SparkLineShims extends SparkLine40To42Shims with SparkLine41To43Shims with SparkLine40To41Shims {
+object SparkLineShims extends SparkLineAdapter with SparkLine40To42Shims with SparkLine41To43Shims with SparkLine40To41Shims {
   val SparkLine = "4.1"
   val ParquetLine = "1.16"
 }

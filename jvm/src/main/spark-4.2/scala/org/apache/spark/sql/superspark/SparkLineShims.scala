@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.StructType
  * no nanosecond timestamp types, no `ParquetFilters` pruning by the required schema, no
  * archive inputs.
  */
-object SparkLineShims extends SparkLine40To42Shims with SparkLine41To43Shims {
+object SparkLineShims extends SparkLineAdapter with SparkLine40To42Shims with SparkLine41To43Shims {
   val SparkLine = "4.2"
   val ParquetLine = "1.17"
 

@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.StructType
  * object per line under `jvm/src/main/spark-<line>/`, with the same members. Built against
  * pyspark 4.3.0 (parquet-java 1.17).
  */
-object SparkLineShims extends SparkLine41To43Shims {
+object SparkLineShims extends SparkLineAdapter with SparkLine41To43Shims {
   /** major.minor of the Spark line this jar is built for. */
   val SparkLine = "4.3"
   /** major.minor of the parquet-java version that line ships, which the FlatBuffer decoder follows. */

@@ -1,0 +1,94 @@
+package io.superspark.parquet.footer.files
+
+import java.nio.ByteBuffer
+
+import scala.collection.mutable.ArrayBuffer
+import io.superspark.parquet.footer.FallbackReason
+import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterForm, FooterLayout, Projection, RowGroupSelection}
+
+/**
+ * Additions for the Spark interceptor (io.superspark.parquet.interceptor), on top of
+ * [[FooterReader]] and [[FooterFiles]]:
+ *  - the top-level column names of an extension, to turn the columns a reader wants (matched
+ *    case-insensitively, as Spark does by default) into the exact paths of a [[Projection]];
+ *  - a schema-only read (schema, key-value metadata, created_by; no row group decoded or
+ *    verified), for schema inference;
+ *  - reading only the extension's bytes of a file (not the Thrift footer before them).
+ */
+object FooterColumns {
+  /** None when the footer has no usable extension (then read without a column projection). */
+  def topLevelNames(footer: FooterBytes): Option[Array[String]] = footer.located match {
+    case FooterLayout.Present(ext) =>
+      val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
+      val known = footer.verifiedHead
+      if (known == null && FlatBufferVerifier.verifyHead(buf).isDefined) None
+      else {
+        try {
+          val schema = if (known != null) known else FlatSchema.read(FlatBufferDecoder.root(buf))
+          val out = ArrayBuffer.empty[String]
+          var i = 1
+          while (i < schema.subtreeEnd(0)) {
+            out += schema.names(i)
+            i = schema.subtreeEnd(i)
+          }
+          Some(out.toArray)
+        } catch {
+          case _: RuntimeException => None
+        }
+      }
+    case _ => None
+  }
+
+  private val NoRowGroups = Projection(rowGroups = RowGroupSelection.Indices(Set.empty))
+
+  /**
+   * What `FooterReader.read(footer, Projection(rowGroups = Indices(Set.empty)), strict)`
+   * returns, without verifying the row groups of the FlatBuffer (none is decoded): only its
+   * head is verified. Fallback and strict behave as in [[FooterReader.read]].
+   */
+  def readSchemaOnly(footer: FooterBytes, strict: Boolean): FooterReadResult = footer.located match {
+    case FooterLayout.Present(ext) =>
+      val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
+      val decoded = FooterReader.head(buf, ext.form, footer).flatMap { schema =>
+        try {
+          Right(FlatBufferDecoder.decode(FlatBufferDecoder.root(buf), schema,
+            FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups, checkUnread = false))
+        } catch {
+          case m: FlatBufferVerifier.Malformed => Left(FallbackReason.MalformedFlatBuffer(m.offset, m.getMessage))
+          case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+        }
+      }
+      decoded match {
+        case Right(md) => FooterReadResult(md, FooterSource.FlatBuffer, None)
+        case Left(reason) => FooterReader.fallBack(footer, NoRowGroups, strict || ext.form == FooterForm.Final,
+          FooterReader.shift(reason, ext.flatBufferOffset))
+      }
+    case _ => FooterReader.read(footer, NoRowGroups, strict)
+  }
+
+  /**
+   * The extension part of a file's footer alone (field header, size, FlatBuffer, trailer,
+   * stop byte), as a [[FooterBytes]] whose offset is where that part starts in the file; None
+   * when the footer's trailer does not name our extension or its sizes do not fit. Reads the
+   * last 8 bytes, the trailer, then the extension: never the Thrift footer before it. The
+   * caller must still check the result (`FooterLayout.locate` verifies header and CRCs) and
+   * read the whole footer when it is not sound.
+   */
+  def readExtensionOnly(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): Option[FooterBytes] = {
+    if (fileLength < 12 + FooterLayout.MinExtendedFooter) return None
+    val tail = readAt(fileLength - 8, 8)
+    if (!java.util.Arrays.equals(tail, 4, 8, FooterLayout.Magic, 0, 4)) return None
+    val footerLength = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
+    val footerOffset = fileLength - 8 - footerLength
+    if (footerOffset < 4 || footerLength < FooterLayout.MinExtendedFooter) return None
+    // stop byte, UUID, crc(K), K, crc(fb): the last 29 bytes of the footer.
+    val trailer = readAt(fileLength - 8 - 29, 29)
+    if (trailer(28) != 0 || FooterLayout.formOfUuid(trailer, 12).isEmpty) return None
+    val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
+    val partLength = FooterLayout.FieldHeader.length + FooterLayout.uleb128(k + FooterLayout.TrailerSize).length +
+      k + FooterLayout.TrailerSize + 1
+    if (k == 0 || partLength > footerLength || partLength > Int.MaxValue) return None
+    val partOffset = fileLength - 8 - partLength
+    Some(FooterBytes(path, fileLength, partOffset, readAt(partOffset, partLength.toInt)))
+  }
+}
