@@ -135,7 +135,6 @@ class DeltaSuite extends AnyFunSuite {
   }
 
   test("migrate_table on a Delta table is a Delta commit: new files in the form, same rows, deletion vectors and time travel kept") {
-    import io.superspark.parquet.footer.{FooterFiles, FooterForm, FooterTableJob}
     withDir { dir =>
       withSession(superspark = true) { spark =>
         val t = dir.resolve("mig").toString
