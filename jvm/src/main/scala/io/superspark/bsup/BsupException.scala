@@ -6,5 +6,5 @@ package io.superspark.bsup
  * offset of that frame, and `detail` then also names the offset inside the decompressed
  * payload.
  */
-class BsupException(val source: String, val offset: Long, val detail: String, cause: Throwable = null)
+private[superspark] class BsupException(val source: String, val offset: Long, val detail: String, cause: Throwable = null)
   extends RuntimeException(s"$source: byte offset $offset: $detail", cause)

@@ -3,7 +3,7 @@ package io.superspark.bsup
 import java.io.{BufferedInputStream, InputStream}
 
 /** A control frame's message: its encoding byte (0 BSUP, 1 JSON, 2 SUP, 3 text, 4 binary) and body. */
-final case class ControlMessage(encoding: Int, body: Array[Byte], offset: Long)
+private[superspark] final case class ControlMessage(encoding: Int, body: Array[Byte], offset: Long)
 
 /**
  * A streaming Super Binary reader over a file (see [[ValueStream]]). Control frames go to
@@ -13,7 +13,7 @@ final case class ControlMessage(encoding: Int, body: Array[Byte], offset: Long)
  * @param fileLength  the file's length when known: frame lengths are checked against it
  * @param stopAt      stop at the first stream that starts at or after this offset (splits)
  */
-final class BsupReader(
+private[superspark] final class BsupReader(
     input: InputStream,
     source: String,
     startOffset: Long = 0L,
@@ -40,7 +40,7 @@ final class BsupReader(
   override def close(): Unit = frames.src.close()
 }
 
-object BsupReader {
+private[superspark] object BsupReader {
   /**
    * The offset of the first stream that starts at or after `from`, walking frame headers
    * from the beginning of `in` (positioned at offset 0) without reading payloads; -1 when

@@ -5,7 +5,7 @@ package io.superspark.bsup
  * frames start with a code byte whose bit 7 is clear; later versions put `0x80 | version`
  * before every frame. This reader knows versions 0 and 5; versions 1 to 4 are refused by name.
  */
-object BsupVersion {
+private[superspark] object BsupVersion {
   final val Latest = 5
 
   /** The versions this project reads and writes. */

@@ -5,7 +5,7 @@ import java.io.OutputStream
 import net.jpountz.lz4.LZ4Factory
 
 /** Options of [[BsupWriter]]. */
-final case class BsupWriterOptions(
+private[superspark] final case class BsupWriterOptions(
     compress: Boolean = true,
     /** Values (and typedefs) are flushed as a frame once they reach this many bytes. */
     frameSize: Int = BsupWriterOptions.DefaultFrameSize,
@@ -14,7 +14,7 @@ final case class BsupWriterOptions(
     /** The Super Binary version written: 0 (the spec's, SuperDB v0.1.0) or 5 (current SuperDB). */
     version: Int = 0)
 
-object BsupWriterOptions {
+private[superspark] object BsupWriterOptions {
   final val DefaultFrameSize: Int = 512 * 1024
 }
 
@@ -27,7 +27,7 @@ object BsupWriterOptions {
  * For speed callers may encode a value themselves: `val b = startValue(t)`, append exactly
  * one tag-encoded value to `b`, then [[finishValue]].
  */
-final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOptions()) extends AutoCloseable {
+private[superspark] final class BsupWriter(out: OutputStream, opts: BsupWriterOptions = BsupWriterOptions()) extends AutoCloseable {
   require(opts.frameSize > 0, "frameSize must be positive")
   require(BsupVersion.isSupported(opts.version), s"Super Binary version ${opts.version} cannot be written (0 or 5)")
 

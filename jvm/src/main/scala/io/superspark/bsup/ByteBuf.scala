@@ -3,7 +3,7 @@ package io.superspark.bsup
 import java.util.Arrays
 
 /** A growable byte buffer for encoding (not thread safe). */
-final class ByteBuf(initial: Int = 256) {
+private[superspark] final class ByteBuf(initial: Int = 256) {
   var bytes: Array[Byte] = new Array[Byte](math.max(initial, 16))
   var size: Int = 0
 

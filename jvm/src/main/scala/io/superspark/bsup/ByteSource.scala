@@ -6,7 +6,7 @@ import java.io.{BufferedInputStream, InputStream}
  * The bytes a [[FrameReader]] reads: a stream (a file) or an array (a binary cell). Offsets
  * are offsets in the input (the file, or the cell), so errors can name them.
  */
-abstract class ByteSource {
+private[superspark] abstract class ByteSource {
   /** Offset in the input of the next byte. */
   def offset: Long
 
@@ -35,7 +35,7 @@ abstract class ByteSource {
 }
 
 /** The bytes `bytes[0, bytes.length)`, offsets counted from 0; [[reset]] points it at other bytes. */
-final class ArraySource(private var bytes: Array[Byte]) extends ByteSource {
+private[superspark] final class ArraySource(private var bytes: Array[Byte]) extends ByteSource {
   private var pos = 0
   private var at = 0
 
@@ -69,7 +69,7 @@ final class ArraySource(private var bytes: Array[Byte]) extends ByteSource {
  * (-1: unknown). The buffer handed out by [[take]] grows only as far as bytes actually arrive,
  * so a false length never allocates more than the input holds.
  */
-final class StreamSource(input: InputStream, startOffset: Long, fileLength: Long) extends ByteSource {
+private[superspark] final class StreamSource(input: InputStream, startOffset: Long, fileLength: Long) extends ByteSource {
   private val in = input match {
     case b: BufferedInputStream => b
     case other => new BufferedInputStream(other, 1 << 16)

@@ -6,7 +6,7 @@ import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCh
  * A bounds-checked reader over `buf[pos, end)`. Every failure throws [[BsupException]] with
  * the position translated by `where` (a file offset, or a frame offset plus a payload offset).
  */
-final class Cursor(val buf: Array[Byte], var pos: Int, var end: Int, val whereOf: Cursor.Where) {
+private[superspark] final class Cursor(val buf: Array[Byte], var pos: Int, var end: Int, val whereOf: Cursor.Where) {
   /** How many containers deep the bytes lie inside the value being decoded (see `ValueCodec.sub`). */
   var depth: Int = 0
   /** The cursor `ValueCodec.sub` reuses for this one's containers (one per level, not one per value). */
@@ -82,7 +82,7 @@ final class Cursor(val buf: Array[Byte], var pos: Int, var end: Int, val whereOf
   }
 }
 
-object Cursor {
+private[superspark] object Cursor {
   /** Maps a position in a buffer to an error message with a byte offset. */
   trait Where {
     def error(pos: Int, msg: String): BsupException

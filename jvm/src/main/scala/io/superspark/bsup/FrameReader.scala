@@ -18,7 +18,7 @@ import net.jpountz.lz4.{LZ4Exception, LZ4Factory}
  * @param freshBuffers decompress every compressed frame into a new array (values decoded from
  *                     a cell may point into it); otherwise one buffer is reused
  */
-final class FrameReader(val src: ByteSource, val source: String, stopAt: Long = Long.MaxValue,
+private[superspark] final class FrameReader(val src: ByteSource, val source: String, stopAt: Long = Long.MaxValue,
     freshBuffers: Boolean = false) {
   import FrameReader._
 
@@ -177,7 +177,7 @@ final class FrameReader(val src: ByteSource, val source: String, stopAt: Long = 
   }
 }
 
-object FrameReader {
+private[superspark] object FrameReader {
   final val Types = 0
   final val Values = 1
   final val Control = 2

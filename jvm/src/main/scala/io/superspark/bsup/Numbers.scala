@@ -3,7 +3,7 @@ package io.superspark.bsup
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
 
 /** Bit-level conversions for float16, float128/256 and the IEEE 754 BID decimals. */
-object Numbers {
+private[superspark] object Numbers {
   // ---- float16 (IEEE binary16) ----
 
   def halfToFloat(h: Int): Float = {

@@ -7,7 +7,7 @@ package io.superspark.bsup
  * type get equal `SuperType`s even though their stream-local type ids differ. A named type
  * is equal to another only if both name and underlying type are equal.
  */
-sealed trait SuperType {
+private[superspark] sealed trait SuperType {
   /** The type in Super (SUP) type syntax, e.g. `{a:int64,b:[string],c:(int64|string)}`. */
   override def toString: String = SuperType.format(this)
 
@@ -49,37 +49,37 @@ sealed trait SuperType {
   }
 }
 
-final case class PrimitiveType(id: Int, name: String) extends SuperType {
+private[superspark] final case class PrimitiveType(id: Int, name: String) extends SuperType {
   override def toString: String = name
 }
 
-final case class Field(name: String, typ: SuperType)
+private[superspark] final case class Field(name: String, typ: SuperType)
 
 // Complex types cache their hash code: a type that shares sub-types (a DAG, as types frames
 // can build) then hashes in time linear in its distinct parts, not in its expanded size.
-final case class RecordType(fields: IndexedSeq[Field]) extends SuperType {
+private[superspark] final case class RecordType(fields: IndexedSeq[Field]) extends SuperType {
   def fieldIndex(name: String): Int = fields.indexWhere(_.name == name)
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class ArrayType(elem: SuperType) extends SuperType {
+private[superspark] final case class ArrayType(elem: SuperType) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class SetType(elem: SuperType) extends SuperType {
+private[superspark] final case class SetType(elem: SuperType) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class MapType(key: SuperType, value: SuperType) extends SuperType {
+private[superspark] final case class MapType(key: SuperType, value: SuperType) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class UnionType(types: IndexedSeq[SuperType]) extends SuperType {
+private[superspark] final case class UnionType(types: IndexedSeq[SuperType]) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class EnumType(symbols: IndexedSeq[String]) extends SuperType {
+private[superspark] final case class EnumType(symbols: IndexedSeq[String]) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class ErrorType(inner: SuperType) extends SuperType {
+private[superspark] final case class ErrorType(inner: SuperType) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
-final case class NamedType(name: String, inner: SuperType) extends SuperType {
+private[superspark] final case class NamedType(name: String, inner: SuperType) extends SuperType {
   override def underlying: SuperType = inner.underlying
   /** True when the definition refers back to this name: a recursive type. */
   def refersToItself: Boolean = inner.freeRefs.contains(name)
@@ -105,7 +105,7 @@ final case class NamedType(name: String, inner: SuperType) extends SuperType {
  * definition, as in a union typedef of the same types frame). The hash code is the name's, as
  * a named type's, so it never changes.
  */
-final class RecursiveRef(val name: String) extends SuperType {
+private[superspark] final class RecursiveRef(val name: String) extends SuperType {
   @volatile private var _target: NamedType = null
 
   /** The named type referred to. */
@@ -136,7 +136,7 @@ final class RecursiveRef(val name: String) extends SuperType {
   override val hashCode: Int = RecursiveRef.hashOf(name)
 }
 
-object RecursiveRef {
+private[superspark] object RecursiveRef {
   /** The hash code of a named type and of a reference to it. */
   def hashOf(name: String): Int = name.hashCode * 31 + 0x5eca
 }
@@ -145,11 +145,11 @@ object RecursiveRef {
  * A fusion type (Super Binary version 2 on): a value of the supertype `inner` that also
  * carries the type it had before fusion (see [[FusionValue]]).
  */
-final case class FusionType(inner: SuperType) extends SuperType {
+private[superspark] final case class FusionType(inner: SuperType) extends SuperType {
   override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
 }
 
-object SuperType {
+private[superspark] object SuperType {
   /** The types `t` is built of, one level down (a record's field types, a union's members, ...). */
   def children(t: SuperType): Seq[SuperType] = t match {
     case RecordType(fs) => fs.map(_.typ)

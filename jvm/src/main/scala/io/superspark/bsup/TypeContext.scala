@@ -11,7 +11,7 @@ import scala.collection.mutable.ArrayBuffer
  * bounded, so hashing, equality, text and compilation stay linear in the input even when a
  * small types frame describes a DAG whose tree is exponentially large.
  */
-final class TypeContext {
+private[superspark] final class TypeContext {
   private val types = new ArrayBuffer[SuperType]()
   // Nesting depth and tree size of each complex type: bounded so that nothing recursing over a
   // type or a value (decoding, hashing, printing, compiling) can overflow the stack or blow up.
@@ -269,7 +269,7 @@ final class TypeContext {
   }
 }
 
-object TypeContext {
+private[superspark] object TypeContext {
   /** Deepest nesting of complex types accepted in a stream. */
   final val MaxDepth = 200
 
@@ -282,7 +282,7 @@ object TypeContext {
  * of complex types start at [[BsupVersion.typeValueBase]] (30 in version 0, 32 in version 5):
  * record, array, set, map, union, enum, error, name definition, name reference, fusion.
  */
-object TypeValues {
+private[superspark] object TypeValues {
   def encode(t: SuperType, out: ByteBuf, version: Int): Unit = {
     require(version >= 4 || !t.isRecursive, s"recursive type $t does not exist in Super Binary version $version")
     val base = BsupVersion.typeValueBase(version)

@@ -11,7 +11,7 @@ import java.util.Arrays
  * selectors, enum indexes, set and map order) and never trusts a length before checking it
  * against the bytes that exist.
  */
-object ValueCodec {
+private[superspark] object ValueCodec {
   /** Max bytes of a counted integer body per primitive id (signed ones carry a sign bit). */
   def maxIntBytes(id: Int): Int = id match {
     case SuperType.Uint8 => 1

@@ -7,7 +7,7 @@ package io.superspark.bsup
  * with its type [[valueType]], so callers decode only what they need. The file reader
  * ([[BsupReader]]) and the cell decoder (`functions.CellDecoder`) are the two kinds.
  */
-abstract class ValueStream(val frames: FrameReader) {
+private[superspark] abstract class ValueStream(val frames: FrameReader) {
   val context = new TypeContext
 
   private var values: Cursor = null

@@ -3,7 +3,7 @@ package io.superspark.bsup
 import java.net.InetAddress
 
 /** Text forms of ip and net values (as SuperDB prints them) and their parsers. */
-object ValueText {
+private[superspark] object ValueText {
   def ip(a: InetAddress): String = ipBytes(a.getAddress, 0, a.getAddress.length)
 
   /** Formats 4 or 16 address bytes: dotted quad, or RFC 5952 IPv6 text. */

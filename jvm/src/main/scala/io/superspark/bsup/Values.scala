@@ -15,26 +15,26 @@ import java.net.InetAddress
  *  - union: [[UnionValue]]; enum: [[EnumValue]]; error: [[ErrorValue]]; fusion: [[FusionValue]]
  *  - a named type's value is its underlying type's value; a null of any type is `null`.
  */
-final case class Duration(nanos: Long)
-final case class Time(nanos: Long)
-final case class UnionValue(selector: Int, value: Any)
-final case class EnumValue(index: Int)
-final case class ErrorValue(value: Any)
+private[superspark] final case class Duration(nanos: Long)
+private[superspark] final case class Time(nanos: Long)
+private[superspark] final case class UnionValue(selector: Int, value: Any)
+private[superspark] final case class EnumValue(index: Int)
+private[superspark] final case class ErrorValue(value: Any)
 /** A value of a fusion type: its value as the supertype, and the type it had before fusion. */
-final case class FusionValue(value: Any, subtype: SuperType)
+private[superspark] final case class FusionValue(value: Any, subtype: SuperType)
 
 /** A byte string with value equality. */
-final case class Bytes(bytes: IndexedSeq[Byte]) {
+private[superspark] final case class Bytes(bytes: IndexedSeq[Byte]) {
   def toArray: Array[Byte] = bytes.toArray
 }
-object Bytes {
+private[superspark] object Bytes {
   def apply(a: Array[Byte]): Bytes = new Bytes(a.toIndexedSeq)
 }
 
 /** An IP network: an address and a prefix length. */
-final case class IpNet(address: InetAddress, prefixLength: Int) {
+private[superspark] final case class IpNet(address: InetAddress, prefixLength: Int) {
   override def toString: String = s"${ValueText.ip(address)}/$prefixLength"
 }
 
 /** Values paired with their types. */
-final case class Value(typ: SuperType, value: Any)
+private[superspark] final case class Value(typ: SuperType, value: Any)

@@ -5,7 +5,7 @@ package io.superspark.bsup
  * counted integers (value bodies: minimal little-endian bytes; signed ones sign-magnitude,
  * `u = |v| << 1 | sign`).
  */
-object Varint {
+private[superspark] object Varint {
   /** The longest uvarint: 10 bytes (64 bits). */
   final val MaxUvarintBytes = 10
   /** [[uvarintLength]]: the input ends inside the uvarint. */

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.FileFormat
  * [[DeltaTables.available]], so a jar without it, or a session without Delta Lake's jar, loads no
  * Delta class.
  */
-trait DeltaTables {
+private[superspark] trait DeltaTables {
   /** Rewrites every data file of the table's current version; one row per file (`FooterTableJob.Schema`). */
   def rewrite(spark: SparkSession, table: String, command: String, to: String): Seq[Row]
 
@@ -18,7 +18,7 @@ trait DeltaTables {
   def footerScanFormat(format: FileFormat): Option[FileFormat]
 }
 
-object DeltaTables {
+private[superspark] object DeltaTables {
   private def load(name: String): Class[_] =
     Class.forName(name, true, Option(Thread.currentThread.getContextClassLoader).getOrElse(getClass.getClassLoader))
 

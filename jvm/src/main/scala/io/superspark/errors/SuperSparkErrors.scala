@@ -10,7 +10,7 @@ import org.apache.spark.{ErrorClassesJsonReader, SparkThrowable}
  * `FallbackReason`, `AlpErrorReason`...); the exceptions that carry them out are
  * [[SuperSparkThrowable]]s.
  */
-object SuperSparkErrors {
+private[superspark] object SuperSparkErrors {
   final val Resource = "error/superspark-error-conditions.json"
 
   private lazy val conditions = new ErrorClassesJsonReader(Seq(getClass.getClassLoader.getResource(Resource)))
@@ -23,7 +23,7 @@ object SuperSparkErrors {
 }
 
 /** An exception of ours that is a `SparkThrowable` of a condition declared in [[SuperSparkErrors.Resource]]. */
-trait SuperSparkThrowable extends SparkThrowable {
+private[superspark] trait SuperSparkThrowable extends SparkThrowable {
   def condition: String
   def params: Map[String, String]
 

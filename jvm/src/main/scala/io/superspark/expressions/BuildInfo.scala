@@ -3,7 +3,7 @@ package io.superspark.expressions
 import java.util.Properties
 
 /** Facts about this build, read from the resource that the build writes. */
-object BuildInfo {
+private[superspark] object BuildInfo {
   /** The superspark version, as set in build.sbt. */
   lazy val version: String = {
     val props = new Properties()

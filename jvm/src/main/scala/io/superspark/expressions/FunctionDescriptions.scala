@@ -12,7 +12,7 @@ import org.apache.spark.sql.superspark.SparkInternals
  * the arity. Each feature builds its descriptions here, beside its expressions; the catalog
  * (`io.superspark.SuperSparkFunctions`) collects them.
  */
-object FunctionDescriptions {
+private[superspark] object FunctionDescriptions {
 
   type FunctionDescription = (FunctionIdentifier, ExpressionInfo, FunctionBuilder)
 

@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 
 /** `superspark_version()`: the version of the loaded extension; folded to a literal. */
-case class SuperSparkVersion() extends LeafExpression with CodegenFallback {
+private[superspark] case class SuperSparkVersion() extends LeafExpression with CodegenFallback {
   override def nullable: Boolean = false
   override def foldable: Boolean = true
   override def dataType: DataType = StringType

@@ -10,7 +10,7 @@ import io.superspark.errors.{SuperSparkErrors, SuperSparkThrowable}
  * directly, `SUPERSPARK_PARQUET_FOOTER_UNREADABLE` with the detail (which names the file and
  * the byte offset).
  */
-class ParquetFooterException(val condition: String, val params: Map[String, String], cause: Throwable)
+private[superspark] class ParquetFooterException(val condition: String, val params: Map[String, String], cause: Throwable)
     extends IOException(SuperSparkErrors.message(condition, params), cause) with SuperSparkThrowable {
   def this(detail: String, cause: Throwable) =
     this("SUPERSPARK_PARQUET_FOOTER_UNREADABLE", Map("detail" -> detail), cause)

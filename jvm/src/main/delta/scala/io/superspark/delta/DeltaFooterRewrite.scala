@@ -21,7 +21,7 @@ import io.superspark.parquet.footer.tools.{FooterTableJob, FooterTool}
  * the same new names (the crashed run's files are not in the log, and VACUUM removes them).
  * Compiled on the Spark lines with a Delta Lake release (build.sbt).
  */
-object DeltaFooterRewrite {
+private[superspark] object DeltaFooterRewrite {
 
   /** The new file's name: the old one with the form, so reruns write the same names. */
   private def newName(name: String, command: String, to: String): String = {

@@ -5,7 +5,7 @@ import org.apache.spark.sql.delta.DeltaParquetFileFormat
 import org.apache.spark.sql.execution.datasources.FileFormat
 
 /** This jar's [[DeltaTables]]: footer rewrites as a Delta commit, Delta's scans through the footer library. */
-object DeltaLakeSupport extends DeltaTables {
+private[superspark] object DeltaLakeSupport extends DeltaTables {
   override def rewrite(spark: SparkSession, table: String, command: String, to: String): Seq[Row] =
     DeltaFooterRewrite.rewrite(spark, table, command, to)
 

@@ -30,7 +30,7 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, 
  * Delta's own rules copy the format for deletion vectors (`copyWithDVInfo`); the copy is Delta's
  * class and reads as Delta does.
  */
-class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterMetrics])
+private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterMetrics])
   extends DeltaParquetFileFormat(base.protocol, base.metadata, base.nullableRowTrackingConstantFields,
     base.nullableRowTrackingGeneratedFields, base.optimizationsEnabled, base.tablePath, base.isCDCRead)
   with FooterScanFormat {
@@ -75,7 +75,7 @@ class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Op
     }
 }
 
-object FooterDeltaParquetFileFormat {
+private[superspark] object FooterDeltaParquetFileFormat {
   /** Columns Delta fills in itself around Spark's reader: scans asking for one stay Delta's. */
   val DeltaFilledColumns: Set[String] = Set(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME,
     DeltaParquetFileFormat.ROW_INDEX_COLUMN_NAME, ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME)

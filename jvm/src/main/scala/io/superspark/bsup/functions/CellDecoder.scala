@@ -12,7 +12,7 @@ import io.superspark.bsup._
  * types stay the same objects and [[contextVersion]] does not change, so callers keep the
  * value readers they compiled per type id.
  */
-final class CellDecoder(source: String, cells: ArraySource = new ArraySource(Array.emptyByteArray))
+private[superspark] final class CellDecoder(source: String, cells: ArraySource = new ArraySource(Array.emptyByteArray))
   extends ValueStream(new FrameReader(cells, source, freshBuffers = true)) {
 
   /** Changes whenever the type ids of [[context]] may mean other types. */

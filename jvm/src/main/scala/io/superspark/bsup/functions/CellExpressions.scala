@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.BinaryType
  * per expression instance (so per task: its type context survives from row to row), and
  * errors either as Spark errors (FAILFAST) or as null (PERMISSIVE and the `try_` forms).
  */
-abstract class CellExpression extends UnaryExpression with CodegenFallback {
+private[superspark] abstract class CellExpression extends UnaryExpression with CodegenFallback {
 
   /** Errors fail the query (else the result is null). */
   def failFast: Boolean
@@ -49,7 +49,7 @@ abstract class CellExpression extends UnaryExpression with CodegenFallback {
   protected def currentSrc(): Src = { src.cursor = decoder.frameCursor; src }
 }
 
-object CellExpression {
+private[superspark] object CellExpression {
   /** The name errors give to the input (byte offsets are offsets in the cell). */
   final val Source = "cell"
 
@@ -65,7 +65,7 @@ object CellExpression {
  * context stays the same (a column of one type compiles one reader), and by type across
  * contexts.
  */
-final class ReaderCache[T <: AnyRef](compile: SuperType => T) {
+private[superspark] final class ReaderCache[T <: AnyRef](compile: SuperType => T) {
   private var version = -1
   private var byId = new Array[AnyRef](64)
   private val byType = new java.util.HashMap[SuperType, T]()
@@ -92,6 +92,6 @@ final class ReaderCache[T <: AnyRef](compile: SuperType => T) {
   }
 }
 
-object ReaderCache {
+private[superspark] object ReaderCache {
   def readers(compile: SuperType => ValueReader): ReaderCache[ValueReader] = new ReaderCache(compile)
 }

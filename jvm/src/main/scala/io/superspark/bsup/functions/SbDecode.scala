@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Var
  * `all` selects `sb_decode_all`; `failFast` comes from the `mode` option (FAILFAST by
  * default, PERMISSIVE with the `try_` forms).
  */
-case class SbDecode(
+private[superspark] case class SbDecode(
     child: Expression,
     target: DataType,
     options: Map[String, String],
@@ -46,7 +46,7 @@ case class SbDecode(
   override protected def withNewChildInternal(newChild: Expression): SbDecode = copy(child = newChild)
 }
 
-object SbDecode {
+private[superspark] object SbDecode {
   /** The mode (true: FAILFAST) and type options of an options map. */
   def parseOptions(options: Map[String, String], function: String): (Boolean, SuperTypes.Options) = {
     val opts = new BsupOptions(options, "_corrupt_record")

@@ -18,7 +18,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * Super data carry it) when it still fits, else the default mapping of the Spark type.
  * The typedef bytes are computed once per expression; each row reuses the buffers.
  */
-case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: Int = 0)
+private[superspark] case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: Int = 0)
   extends UnaryExpression with CodegenFallback {
   override def dataType: DataType = BinaryType
   override def nullable: Boolean = true
@@ -67,7 +67,7 @@ case class SbEncode(child: Expression, kept: Option[SuperType] = None, version: 
     if (child.resolved && kept.isEmpty) SbEncode(newChild, Some(superType), version) else copy(child = newChild)
 }
 
-object SbEncode {
+private[superspark] object SbEncode {
   private val allOptions = for (a <- Seq(false, true); b <- Seq(false, true)) yield SuperTypes.Options(a, b)
 
   /** True when values of Spark type `dt` are written as Super type `t`. */
@@ -89,7 +89,7 @@ object SbEncode {
 }
 
 /** Encodes values of one Super type as single-value streams, reusing its buffers. */
-final class CellEncoder(t: SuperType, writer: FieldWriter, version: Int = 0) {
+private[superspark] final class CellEncoder(t: SuperType, writer: FieldWriter, version: Int = 0) {
   private val (prefix, typeId) = CellEncoder.typesFrame(t, version)
   private val holder = new GenericInternalRow(1)
   private val body = new ByteBuf(256)
@@ -112,7 +112,7 @@ final class CellEncoder(t: SuperType, writer: FieldWriter, version: Int = 0) {
   }
 }
 
-object CellEncoder {
+private[superspark] object CellEncoder {
   /**
    * The uncompressed types frame defining `t` (empty for a primitive type) and the type id of
    * `t`, taken from what the shared [[BsupWriter]] writes for a null value of `t`.

@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /** `sb_typeof(bin)`: the type of the cell's first value in the Super type syntax of its version. */
-case class SbTypeOf(child: Expression, failFast: Boolean, name: String) extends CellExpression {
+private[superspark] case class SbTypeOf(child: Expression, failFast: Boolean, name: String) extends CellExpression {
   override def dataType: DataType = StringType
   override def prettyName: String = name
 
@@ -25,7 +25,7 @@ case class SbTypeOf(child: Expression, failFast: Boolean, name: String) extends 
  * `sb_schema_of(bin)`: the Spark type (DDL) `sb_decode` gives the cell's first value through
  * the shared type mapping, usable as `sb_decode`'s schema argument.
  */
-case class SbSchemaOf(child: Expression, failFast: Boolean, name: String) extends CellExpression {
+private[superspark] case class SbSchemaOf(child: Expression, failFast: Boolean, name: String) extends CellExpression {
   override def dataType: DataType = StringType
   override def prettyName: String = name
 
@@ -37,7 +37,7 @@ case class SbSchemaOf(child: Expression, failFast: Boolean, name: String) extend
 }
 
 /** `sb_to_sup(bin)`: the cell's values as Super JSON text (SUP), one per line. */
-case class SbToSup(child: Expression, failFast: Boolean, name: String) extends CellExpression {
+private[superspark] case class SbToSup(child: Expression, failFast: Boolean, name: String) extends CellExpression {
   override def dataType: DataType = StringType
   override def prettyName: String = name
 

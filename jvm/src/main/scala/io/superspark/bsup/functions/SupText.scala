@@ -13,7 +13,7 @@ import io.superspark.bsup._
  * `set[...]` and `map{...}`, and a named type is decorated by its name alone (`80::port`), its
  * definition being SuperDB's separate `type port=uint16` declaration ([[namedTypes]]).
  */
-object SupText {
+private[superspark] object SupText {
   /** True when the text of any value of `t` alone names `t` exactly. */
   def implied(t: SuperType): Boolean = t match {
     case p: PrimitiveType => p.id match {

@@ -6,7 +6,7 @@ import io.superspark.expressions.FunctionDescriptions.{function, FunctionDescrip
  * The Super Binary SQL functions (docs/sb-functions.md). A binary cell holds one Super Binary
  * stream carrying one value; see the docs for cells with several values or streams.
  */
-object SuperBinaryFunctions {
+private[superspark] object SuperBinaryFunctions {
   private val group = "misc_funcs"
   private val since = "0.1.0"
 

@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * schema gives, so `sb_decode(sb_encode(v))` returns an equal VARIANT for values without
  * dates or floats.
  */
-final class VariantCellEncoder(version: Int = 0) {
+private[superspark] final class VariantCellEncoder(version: Int = 0) {
   private val bytes = new java.io.ByteArrayOutputStream(256)
 
   def encode(v: VariantVal): Array[Byte] = {
@@ -25,7 +25,7 @@ final class VariantCellEncoder(version: Int = 0) {
   }
 }
 
-object VariantCellEncoder {
+private[superspark] object VariantCellEncoder {
   /** The Super type and generic value (see `Values.scala`) of a variant value. */
   def convert(v: Variant): (SuperType, Any) = v.getType match {
     case VariantUtil.Type.OBJECT =>

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{DataType, Decimal}
  * `error/superspark-error-conditions.json` (with every other condition of superspark) and formatted by Spark's error-class reader, so that they
  * carry a condition, message parameters and an SQLSTATE like Spark's own errors.
  */
-object BsupErrors {
+private[superspark] object BsupErrors {
   private def message(condition: String, params: Map[String, String]): String = SuperSparkErrors.message(condition, params)
 
   /** An error raised while writing (thrown inside a task, Spark wraps it in TASK_WRITE_FAILED). */

@@ -22,7 +22,7 @@ import org.apache.spark.util.SerializableConfiguration
  *   df.write.format("bsup").option("compression", "lz4").save("/out")
  * }}}
  */
-class BsupFileFormat extends FileFormat with DataSourceRegister with Serializable {
+private[superspark] class BsupFileFormat extends FileFormat with DataSourceRegister with Serializable {
   override def shortName(): String = "bsup"
   override def toString: String = "BSUP"
   override def equals(other: Any): Boolean = other.isInstanceOf[BsupFileFormat]

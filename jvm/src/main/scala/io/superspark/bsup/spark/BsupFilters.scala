@@ -14,7 +14,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * supported (in two-valued logic it could turn an unknown into true, which is only safe, or
  * the reverse).
  */
-object BsupFilters {
+private[superspark] object BsupFilters {
   type Pred = InternalRow => Boolean
 
   final case class Compiled(ordinals: Set[Int], pred: Pred)

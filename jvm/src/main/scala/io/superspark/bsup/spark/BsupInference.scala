@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{StringType, StructField, StructType}
  * malformed input is seen here as it would be when reading (like Spark's JSON source, which
  * parses every record it infers from).
  */
-object BsupInference {
+private[superspark] object BsupInference {
   /**
    * The schema of the values of `files` (path, length), or None when they hold no value. Up to
    * `threads` files are read at once; their types are merged in file order (a union's members

@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.util.{CaseInsensitiveMap, DropMalformedMode
  * source: the names live in the companion ([[BsupOptions.MODE]], ...), a bad value is a
  * [[BsupErrors.BsupOptionException]] (`BSUP_INVALID_OPTION`). See docs/bsup.md.
  */
-final class BsupOptions(@transient val parameters: CaseInsensitiveMap[String], defaultCorruptColumn: String)
+private[superspark] final class BsupOptions(@transient val parameters: CaseInsensitiveMap[String], defaultCorruptColumn: String)
     extends FileSourceOptions(parameters) {
   import BsupOptions._
 
@@ -100,7 +100,7 @@ final class BsupOptions(@transient val parameters: CaseInsensitiveMap[String], d
   def isDropMalformed: Boolean = parseMode == DropMalformedMode
 }
 
-object BsupOptions extends DataSourceOptions {
+private[superspark] object BsupOptions extends DataSourceOptions {
   val MODE: String = newOption("mode")
   // Spark's name ("columnNameOfCorruptRecord"; DataSourceOptions has the constant from 4.1 on).
   val COLUMN_NAME_OF_CORRUPT_RECORD: String = newOption("columnNameOfCorruptRecord")

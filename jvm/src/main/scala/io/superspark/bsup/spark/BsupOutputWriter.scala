@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFac
 import org.apache.spark.sql.types.StructType
 
 /** Writes one `.bsup` file: each row a record value of the schema's Super type. */
-final class BsupOutputWriter(val path: String, schema: StructType, options: BsupOptions, context: TaskAttemptContext)
+private[superspark] final class BsupOutputWriter(val path: String, schema: StructType, options: BsupOptions, context: TaskAttemptContext)
   extends OutputWriter {
 
   private val recordType = BsupOutputWriter.recordType(schema, options)
@@ -29,7 +29,7 @@ final class BsupOutputWriter(val path: String, schema: StructType, options: Bsup
   override def close(): Unit = writer.close()
 }
 
-object BsupOutputWriter {
+private[superspark] object BsupOutputWriter {
   /**
    * The record type rows of `schema` are written as ([[SuperTypes.writeType]] of each column).
    * Unless `superdbReadable=false`, a column holding a type SuperDB does not implement fails
@@ -81,7 +81,7 @@ object BsupOutputWriter {
     }.toIndexedSeq)
 }
 
-final class BsupOutputWriterFactory(options: BsupOptions) extends OutputWriterFactory {
+private[superspark] final class BsupOutputWriterFactory(options: BsupOptions) extends OutputWriterFactory {
   override def getFileExtension(context: TaskAttemptContext): String = ".bsup"
 
   override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =

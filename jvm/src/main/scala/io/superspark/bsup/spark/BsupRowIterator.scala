@@ -18,7 +18,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * DROPMALFORMED drops the value, FAILFAST fails the query. A malformed *frame* ends the file
  * (nothing after it can be located safely) in the same three ways.
  */
-final class BsupRowIterator(file: PartitionedFile, conf: Configuration, requiredSchema: StructType, opts: BsupOptions,
+private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Configuration, requiredSchema: StructType, opts: BsupOptions,
     filter: Option[BsupFilters.Compiled] = None)
   extends Iterator[InternalRow] {
 
@@ -195,7 +195,7 @@ final class BsupRowIterator(file: PartitionedFile, conf: Configuration, required
   def close(): Unit = if (reader != null) reader.close()
 }
 
-object BsupRowIterator {
+private[superspark] object BsupRowIterator {
   /** Spark's error for a malformed record in FAILFAST mode, naming file and byte offset. */
   def malformed(e: BsupException): SparkException = new SparkException(
     errorClass = "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",

@@ -14,7 +14,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * The source of the values being converted: the buffer, an error cursor (for messages with
  * byte offsets) and `next`, the position after the last tag read.
  */
-final class Src(c: Cursor) {
+private[superspark] final class Src(c: Cursor) {
   private var cur: Cursor = c
   /** The Super Binary version of the cursor's stream (a union's selector rules), read once per cursor set. */
   var version: Int = if (c == null) 0 else c.whereOf.version
@@ -53,7 +53,7 @@ final class Src(c: Cursor) {
 }
 
 /** Converts the non-null body `buf[off, off+len)` of a Super value to a Spark internal value. */
-abstract class ValueReader {
+private[superspark] abstract class ValueReader {
   def read(s: Src, off: Int, len: Int): Any
 
   /** Stores the value in `row` at `o`; primitive readers override it to avoid boxing. */
@@ -67,7 +67,7 @@ abstract class ValueReader {
  * of their type, and a union reads as one of its members. A value that cannot be converted
  * raises a [[BsupException]] (a malformed record).
  */
-object SparkReaders {
+private[superspark] object SparkReaders {
   private def mismatch(src: SuperType, target: DataType): ValueReader = new ValueReader {
     def read(s: Src, off: Int, len: Int): Any =
       s.fail(off, s"a value of type $src cannot be read as Spark type ${target.catalogString}")

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
 
 /** Appends the value at `ordinal` of a row or array as a tag-encoded Super value. */
-abstract class FieldWriter {
+private[superspark] abstract class FieldWriter {
   def write(g: SpecializedGetters, ordinal: Int, out: ByteBuf): Unit
 }
 
@@ -18,7 +18,7 @@ abstract class FieldWriter {
  * `T|null` union the writer's values are a member of, if any (`option`: it wraps the one
  * writer compiled for `T`; the writers of `T`'s parts get none).
  */
-final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column: String = "",
+private[superspark] final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column: String = "",
     option: Option[UnionType] = None) {
   def field(name: String): WriteConf = copy(column = if (column.isEmpty) name else s"$column.$name", option = None)
   def element: WriteConf = copy(column = s"$column[]", option = None)
@@ -33,7 +33,7 @@ final case class WriteConf(version: Int = 0, typedNulls: Boolean = true, column:
   def nulls(t: SuperType, dt: DataType): Slot = new Slot(typedNulls, column, t, dt, option, version)
 }
 
-object WriteConf {
+private[superspark] object WriteConf {
   /** The conf of a data source write at `version`: version 5 writes no typed nulls unless allowed. */
   def forWrite(version: Int, superdbReadable: Boolean): WriteConf = WriteConf(version, version == 0 || !superdbReadable)
 }
@@ -45,7 +45,7 @@ object WriteConf {
  * Super type has no null member: a null is a null tag (a typed null), or an error where typed
  * nulls are not allowed.
  */
-final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, option: Option[UnionType], version: Int) {
+private[superspark] final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, option: Option[UnionType], version: Int) {
   /** True when a value is wrapped: [[begin]], the member's tagged value, `ValueCodec.endContainer`. */
   val wraps: Boolean = option.isDefined
 
@@ -91,7 +91,7 @@ final class Slot(typed: Boolean, column: String, t: SuperType, dt: DataType, opt
  * uint64, a string column of `ip` as ip, ...). Values that do not fit their Super type (a
  * negative number for uint64, text that is not an IP address) fail the write with a message.
  */
-object SparkWriters {
+private[superspark] object SparkWriters {
   private def mismatch(c: WriteConf, t: SuperType, dt: DataType): Nothing =
     throw BsupErrors.cannotWriteType("MISMATCH", c.column, t, dt)
 

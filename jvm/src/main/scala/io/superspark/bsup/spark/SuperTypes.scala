@@ -41,7 +41,7 @@ import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType,
  * field metadata under [[MetadataKey]]; [[superTypeOf]] reads it back so that writing the
  * column restores the exact Super type (uint64 stays uint64, ip stays ip, names stay).
  */
-object SuperTypes {
+private[superspark] object SuperTypes {
   /** Field metadata key holding the column's Super type in Super type syntax. */
   final val MetadataKey = "super.type"
 

@@ -14,7 +14,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * string when wider than 38 digits), time a timestamp, duration long nanoseconds, floats
  * double, decimals decimal (or string), ip/net/type their text.
  */
-final class VariantReader(src: SuperType) extends ValueReader {
+private[superspark] final class VariantReader(src: SuperType) extends ValueReader {
   def read(s: Src, off: Int, len: Int): Any = {
     val v = ValueCodec.decodeBody(src, s.buf, off, len, s.cursor)
     val b = new VariantBuilder(false)
@@ -24,7 +24,7 @@ final class VariantReader(src: SuperType) extends ValueReader {
   }
 }
 
-object VariantReader {
+private[superspark] object VariantReader {
   private def appendBig(b: VariantBuilder, x: BigInt): Unit =
     if (x.isValidLong) b.appendLong(x.toLong)
     else if (x.abs.toString.length <= 38) b.appendDecimal(new java.math.BigDecimal(x.bigInteger))

@@ -1,7 +1,7 @@
 package io.superspark.parquet.alp
 
 /** LSB-first bit packing (the order of Parquet's RLE/bit-packing hybrid), 0 to 64 bits a value. */
-object AlpBitPacking {
+private[superspark] object AlpBitPacking {
   def packedBytes(count: Int, bitWidth: Int): Int = ((count.toLong * bitWidth + 7) >>> 3).toInt
 
   /** Packs `count` values of `bitWidth` bits from `values` into `out` at `outPos`; returns the end. */

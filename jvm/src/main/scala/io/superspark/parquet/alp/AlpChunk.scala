@@ -7,7 +7,7 @@ import io.superspark.parquet.thrift.{ThriftCompactWriter, ThriftWalker}
  * The values of one flat FLOAT or DOUBLE column over some rows: `doubles` or `floats` (per
  * `t`), and `nulls` (true = null; absent for a required column). The value at a null row is 0.
  */
-final class AlpValues(val t: AlpType, val rows: Int, val doubles: Array[Double], val floats: Array[Float],
+private[superspark] final class AlpValues(val t: AlpType, val rows: Int, val doubles: Array[Double], val floats: Array[Float],
     val nulls: Array[Boolean]) {
   require(rows >= 0, s"negative row count $rows")
   require((if (t == AlpType.Double) doubles else floats) != null && (nulls == null || nulls.length >= rows),
@@ -16,7 +16,7 @@ final class AlpValues(val t: AlpType, val rows: Int, val doubles: Array[Double],
   def nullCount: Int = { var c = 0; if (nulls != null) { var i = 0; while (i < rows) { if (nulls(i)) c += 1; i += 1 } }; c }
 }
 
-object AlpValues {
+private[superspark] object AlpValues {
   /** Zeroed arrays for `rows` values. */
   def allocate(t: AlpType, rows: Int, optional: Boolean): AlpValues = new AlpValues(t, rows,
     if (t == AlpType.Double) new Array[Double](rows) else null, if (t == AlpType.Float) new Array[Float](rows) else null,
@@ -24,7 +24,7 @@ object AlpValues {
 }
 
 /** The page compression of a column chunk (the column's codec; [[AlpChunk.Uncompressed]] for none). */
-trait PageCompression {
+private[superspark] trait PageCompression {
   def compress(body: Array[Byte]): Array[Byte]
   /** Decompresses `len` bytes at `off`, which must give exactly `uncompressedSize` bytes. */
   def decompress(in: Array[Byte], off: Int, len: Int, uncompressedSize: Int): Array[Byte]
@@ -36,7 +36,7 @@ trait PageCompression {
  * An encoded ALP column chunk: its bytes (page headers and page bodies) and counts;
  * `compressed`: whether the bodies went through the caller's codec (else they are UNCOMPRESSED).
  */
-final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long,
+private[superspark] final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long,
     compressed: Boolean = true)
 
 /**
@@ -55,7 +55,7 @@ final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncomp
  * Pure: bytes in, values out; every length is checked against the bytes that remain before
  * anything is allocated from it. Errors: [[AlpChunkException]] with the offset in the chunk.
  */
-object AlpChunk {
+private[superspark] object AlpChunk {
   final val AlpEncoding = 10
   final val PlainEncoding = 0
   final val RleEncoding = 3

@@ -9,13 +9,13 @@ import io.superspark.errors.{SuperSparkErrors, SuperSparkThrowable}
  * extension that points at it ([[AlpExtension]]) cannot be used. Offsets are byte offsets from
  * the start of the chunk (its first page header), or of the extension payload.
  */
-sealed abstract class AlpChunkErrorReason(val code: String) extends Serializable {
+private[superspark] sealed abstract class AlpChunkErrorReason(val code: String) extends Serializable {
   def offset: Long
   def message: String
   override def toString: String = s"$code at chunk offset $offset: $message"
 }
 
-object AlpChunkErrorReason {
+private[superspark] object AlpChunkErrorReason {
   final case class Truncated(offset: Long, needed: Long, available: Long) extends AlpChunkErrorReason("truncated") {
     def message: String = s"needs $needed bytes, only $available remain"
   }
@@ -54,7 +54,7 @@ object AlpChunkErrorReason {
 }
 
 /** An ALP chunk or extension that cannot be used; `where` names the file and column when known. */
-class AlpChunkException(val reason: AlpChunkErrorReason, val where: String = "")
+private[superspark] class AlpChunkException(val reason: AlpChunkErrorReason, val where: String = "")
     extends IOException(SuperSparkErrors.message("SUPERSPARK_ALP_CHUNK_UNUSABLE", AlpErrorParams(where, reason.toString)))
     with SuperSparkThrowable {
   def condition: String = "SUPERSPARK_ALP_CHUNK_UNUSABLE"

@@ -6,8 +6,8 @@ import java.util.zip.CRC32
 import scala.collection.mutable
 
 /** Which ALP form a writer produces (docs/alp.md): `private` (ALP chunk + ordinary chunk) or `ratified` (ALP only). */
-sealed abstract class AlpForm(val name: String) { override def toString: String = name }
-object AlpForm {
+private[superspark] sealed abstract class AlpForm(val name: String) { override def toString: String = name }
+private[superspark] object AlpForm {
   case object Private extends AlpForm("private")
   case object Ratified extends AlpForm("ratified")
   val all: Seq[AlpForm] = Seq(Private, Ratified)
@@ -18,14 +18,14 @@ object AlpForm {
  * A flat FLOAT/DOUBLE column written with ALP: its top-level `name`, its leaf index in the
  * file's full schema, whether it is optional, and its field id when the schema has one.
  */
-final case class AlpColumnSpec(name: String, leaf: Int, t: AlpType, optional: Boolean, fieldId: Option[Int]) {
+private[superspark] final case class AlpColumnSpec(name: String, leaf: Int, t: AlpType, optional: Boolean, fieldId: Option[Int]) {
   def physicalType: Int = if (t == AlpType.Float) AlpExtension.FloatType else AlpExtension.DoubleType
 }
 
 /** Column statistics of an ALP chunk: min/max as Parquet's little-endian bytes (absent with NaNs or no values). */
-final case class AlpStats(nullCount: Long, min: Option[Array[Byte]], max: Option[Array[Byte]])
+private[superspark] final case class AlpStats(nullCount: Long, min: Option[Array[Byte]], max: Option[Array[Byte]])
 
-object AlpStats {
+private[superspark] object AlpStats {
   /**
    * As Parquet orders FLOAT/DOUBLE: NaN makes min/max unknown (none written); a zero min is
    * written -0.0 and a zero max +0.0.
@@ -61,7 +61,7 @@ object AlpStats {
 
 /** One ALP chunk written into a file: where, its encoded form, checksum and statistics. */
 /** `codec`: Parquet's `CompressionCodec` value of the chunk's pages (0, UNCOMPRESSED, when they are not compressed). */
-final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Long, chunk: AlpChunkBytes, crc32: Int,
+private[superspark] final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Long, chunk: AlpChunkBytes, crc32: Int,
     stats: AlpStats, codec: Int) {
   def extension: AlpExtension =
     AlpExtension(spec.physicalType, offset, chunk.bytes.length, chunk.pages, chunk.rows, crc32, Some(codec))
@@ -78,7 +78,7 @@ final case class AlpWrittenChunk(rowGroup: Int, spec: AlpColumnSpec, offset: Lon
  * doubles, all exceptions) is not written: the row group keeps its ordinary chunk alone, and
  * readers read that.
  */
-final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
+private[superspark] final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
     pageRows: Int = AlpChunk.DefaultPageRows) {
   private var rowGroups = 0
   private val chunks = mutable.ArrayBuffer.empty[AlpWrittenChunk]
@@ -113,7 +113,7 @@ final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, cod
   }
 }
 
-object AlpChunkWriter {
+private[superspark] object AlpChunkWriter {
   /** Parquet's `CompressionCodec` UNCOMPRESSED. */
   val Uncompressed = 0
 

@@ -3,12 +3,12 @@ package io.superspark.parquet.alp
 import io.superspark.parquet.alp.AlpErrorReason._
 
 /** The two physical types ALP encodes, with their sizes in the page layout. */
-sealed abstract class AlpType(val name: String, val maxExponent: Int, val valueBytes: Int) {
+private[superspark] sealed abstract class AlpType(val name: String, val maxExponent: Int, val valueBytes: Int) {
   /** AlpInfo (4 bytes) + ForInfo (frame of reference + bit width). */
   val vectorHeaderBytes: Int = 4 + valueBytes + 1
   val maxBitWidth: Int = valueBytes * 8
 }
-object AlpType {
+private[superspark] object AlpType {
   case object Float extends AlpType("FLOAT", AlpDecimal.MaxFloatExponent, 4)
   case object Double extends AlpType("DOUBLE", AlpDecimal.MaxDoubleExponent, 8)
 }
@@ -22,7 +22,7 @@ object AlpType {
  * 5 pairs kept as the page's preset), then per vector the preset pair with the smallest size on
  * a 256-value sample. Any value that does not decode back bit for bit is stored as an exception.
  */
-object AlpCodec {
+private[superspark] object AlpCodec {
   final val HeaderBytes = 7
   final val DefaultLogVectorSize = 10
   private final val SampleValues = 256

@@ -11,10 +11,10 @@ import io.superspark.parquet.alp.AlpChunkErrorReason.{BadExtension, ChecksumMism
  * form's ALP chunk named by its extension (with the chunk's crc32). `codec`: Parquet's
  * `CompressionCodec` value of the column.
  */
-final case class AlpChunkLocation(t: AlpType, offset: Long, size: Long, pages: Int, values: Long, crc32: Option[Int],
+private[superspark] final case class AlpChunkLocation(t: AlpType, offset: Long, size: Long, pages: Int, values: Long, crc32: Option[Int],
     codec: Int, ratified: Boolean)
 
-object AlpChunkLocation {
+private[superspark] object AlpChunkLocation {
   /**
    * The ALP data of a column chunk: Right(None) when it has none (no ALP encoding, no extension
    * of ours), Left(reason) when its extension or ratified chunk does not hold up against the
@@ -57,7 +57,7 @@ object AlpChunkLocation {
  * (offset, length), checks the crc32 (private form), decompresses with parquet-java's codec
  * and decodes all its rows. Errors: [[AlpChunkException]] naming `where` and the chunk offset.
  */
-object AlpColumnReader {
+private[superspark] object AlpColumnReader {
   /** Most rows a chunk byte can stand for (an all-null page of 65,536 rows is ~25 bytes). */
   val MaxRowsPerByte = 4096L
 

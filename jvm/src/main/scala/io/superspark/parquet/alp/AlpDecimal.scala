@@ -5,7 +5,7 @@ package io.superspark.parquet.alp
  * requires; never computed with pow) and the normative decode `encoded * 10^f * 10^-e`.
  * The encode direction (round to nearest, then check the round trip) is this encoder's choice.
  */
-object AlpDecimal {
+private[superspark] object AlpDecimal {
   val MaxDoubleExponent = 18
   val MaxFloatExponent = 10
 

@@ -8,13 +8,13 @@ import io.superspark.errors.{SuperSparkErrors, SuperSparkThrowable}
  * Why an ALP page (parquet-format `AlpEncoding.md`, `Encoding` ALP = 10) cannot be decoded.
  * Offsets are byte offsets from the start of the ALP data (the first byte of its 7-byte header).
  */
-sealed abstract class AlpErrorReason(val code: String) extends Serializable {
+private[superspark] sealed abstract class AlpErrorReason(val code: String) extends Serializable {
   def offset: Long
   def message: String
   override def toString: String = s"$code at ALP offset $offset: $message"
 }
 
-object AlpErrorReason {
+private[superspark] object AlpErrorReason {
   final case class Truncated(offset: Long, needed: Long, available: Long) extends AlpErrorReason("truncated") {
     def message: String = s"needs $needed bytes, only $available remain"
   }
@@ -54,7 +54,7 @@ object AlpErrorReason {
 }
 
 /** ALP data that does not decode; `where` names the file/column/page when the caller knows it. */
-class AlpDecodeException(val reason: AlpErrorReason, val where: String = "")
+private[superspark] class AlpDecodeException(val reason: AlpErrorReason, val where: String = "")
     extends IOException(SuperSparkErrors.message("SUPERSPARK_ALP_DATA_UNUSABLE", AlpErrorParams(where, reason.toString)))
     with SuperSparkThrowable {
   def condition: String = "SUPERSPARK_ALP_DATA_UNUSABLE"

@@ -24,7 +24,7 @@ import io.superspark.parquet.alp.AlpChunkErrorReason.BadExtension
  * Version 1 (50 bytes) has no codec byte: its pages use the column's codec (ColumnMetaData.codec).
  * Version 2 is 51 bytes. `codec`: None for version 1.
  */
-final case class AlpExtension(physicalType: Int, offset: Long, size: Long, pages: Int, values: Long, crc32: Int,
+private[superspark] final case class AlpExtension(physicalType: Int, offset: Long, size: Long, pages: Int, values: Long, crc32: Int,
     codec: Option[Int] = None) {
   def alpType: AlpType = if (physicalType == AlpExtension.FloatType) AlpType.Float else AlpType.Double
 
@@ -39,7 +39,7 @@ final case class AlpExtension(physicalType: Int, offset: Long, size: Long, pages
   }
 }
 
-object AlpExtension {
+private[superspark] object AlpExtension {
   /** The UUID that names superspark's ALP column extension: 1b374f12-4bb3-405f-a2e3-503ffde822bb. */
   val Uuid: UUID = UUID.fromString("1b374f12-4bb3-405f-a2e3-503ffde822bb")
   val UuidBytes: Array[Byte] = {

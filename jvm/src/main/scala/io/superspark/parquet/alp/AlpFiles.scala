@@ -13,7 +13,7 @@ import java.nio.file.{Files, Paths}
  * }}}
  * (SPARK_JARS: pyspark's jars folder, for the Scala library.) Exit status 2 with the error on stderr when a page does not decode.
  */
-object AlpFiles {
+private[superspark] object AlpFiles {
   def main(args: Array[String]): Unit = args match {
     case Array(op @ ("encode" | "decode"), tpe @ ("double" | "float"), in, out) =>
       val bytes = Files.readAllBytes(Paths.get(in))

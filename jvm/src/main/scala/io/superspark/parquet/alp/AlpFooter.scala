@@ -12,7 +12,7 @@ import io.superspark.parquet.thrift.{ThriftFields, ThriftWalker}
  * of each `encodings` list element (each a 1-byte zigzag varint when below 64);
  * `extension`: the payload of a field 32767 of that `ColumnMetaData`, whoever wrote it.
  */
-final case class AlpChunkRef(rowGroup: Int, column: Int, path: Seq[String], physicalType: Int, codec: Int,
+private[superspark] final case class AlpChunkRef(rowGroup: Int, column: Int, path: Seq[String], physicalType: Int, codec: Int,
     numValues: Long, totalCompressedSize: Long, dataPageOffset: Long, dictionaryPageOffset: Long, metaStop: Int,
     encodings: Seq[(Int, Int)], extension: Option[Array[Byte]]) {
   def isRatified: Boolean = encodings.exists(_._2 == AlpChunk.AlpEncoding)
@@ -29,7 +29,7 @@ final case class AlpChunkRef(rowGroup: Int, column: Int, path: Seq[String], phys
  * appending the private form's field 32767 to chosen `ColumnMetaData`s, and switching the
  * `encodings` entries of ratified chunks between ALP (10) and a placeholder.
  */
-object AlpFooter {
+private[superspark] object AlpFooter {
   /**
    * Key-value metadata naming the ALP form of a file superspark wrote: tells the scan to look
    * for ALP data in the footer's column metadata (which parquet-java's footer objects drop).

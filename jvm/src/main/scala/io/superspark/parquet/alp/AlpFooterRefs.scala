@@ -11,7 +11,7 @@ import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles}
  * or, in the final (PAR3) form, whose Thrift footer is rebuilt from the FlatBuffer, from the
  * FlatBuffer's extension slot ([[AlpFooter.slotData]]).
  */
-object AlpFooterRefs {
+private[superspark] object AlpFooterRefs {
   def of(footer: FooterBytes): IndexedSeq[AlpChunkRef] = {
     val refs = AlpFooter.scan(FooterFiles.thriftFooter(footer))
     if (FooterFiles.formOf(footer) != FooterForm.Final) refs

@@ -14,7 +14,7 @@ import io.superspark.parquet.thrift.ThriftForParquetJava
  * written by [[AlpFooter.markAlpEncodings]] after serialization: parquet-format 2.10's Java
  * classes have no ALP value). Statistics (null count, min/max) are the writer's own.
  */
-object AlpRatifiedFooter {
+private[superspark] object AlpRatifiedFooter {
 
   def insert(thrift: Array[Byte], specs: Seq[AlpColumnSpec], chunks: Seq[AlpWrittenChunk]): Array[Byte] = {
     val md = ThriftForParquetJava.parse(thrift)

@@ -14,7 +14,7 @@ import org.apache.parquet.schema.MessageType
  * ordinary chunk with parquet-java's column reader, for when its ALP chunk fails a check
  * mid-scan. `sameRowGroup` picks the row group among the file's.
  */
-object OrdinaryChunkReader {
+private[superspark] object OrdinaryChunkReader {
   def read(file: InputFile, sameRowGroup: BlockMetaData => Boolean, column: String, t: AlpType,
       optional: Boolean): AlpValues = {
     val reader = ParquetFileReader.open(file)

@@ -9,7 +9,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName
  * Page compression with parquet-java's codecs (the ones the file's other chunks use), for
  * [[AlpChunk]]. `close()` releases the codec pool.
  */
-final class ParquetPageCompression(codec: CompressionCodecName, conf: Configuration) extends PageCompression
+private[superspark] final class ParquetPageCompression(codec: CompressionCodecName, conf: Configuration) extends PageCompression
     with AutoCloseable {
   private val factory = new CodecFactory(conf, 0)
   private lazy val compressor = factory.getCompressor(codec)
@@ -35,7 +35,7 @@ final class ParquetPageCompression(codec: CompressionCodecName, conf: Configurat
   override def close(): Unit = factory.release()
 }
 
-object ParquetPageCompression {
+private[superspark] object ParquetPageCompression {
   /** parquet-java's codec name for Parquet's `CompressionCodec` value (None when unknown). */
   def codecName(value: Int): Option[CompressionCodecName] =
     CompressionCodecName.values().find(c => c.getParquetCompressionCodec != null &&

@@ -7,12 +7,12 @@ import io.superspark.parquet.ParquetFooterException
  * Offsets are relative to the start of the footer (the bytes the Parquet footer length
  * covers); `FooterReader` adds the file offset of the footer when it reports them.
  */
-sealed abstract class FallbackReason(val code: String) {
+private[superspark] sealed abstract class FallbackReason(val code: String) {
   def message: String
   override def toString: String = s"$code: $message"
 }
 
-object FallbackReason {
+private[superspark] object FallbackReason {
   final case class SizeCrcMismatch(offset: Int) extends FallbackReason("size_crc_mismatch") {
     def message: String = s"crc32 of the FlatBuffer size at footer offset $offset does not match"
   }
@@ -39,10 +39,10 @@ object FallbackReason {
 }
 
 /** With `strict`, a file whose FlatBuffer footer is present but unusable. */
-class FlatBufferFooterException(val file: String, val reason: FallbackReason, val footerOffset: Long)
+private[superspark] class FlatBufferFooterException(val file: String, val reason: FallbackReason, val footerOffset: Long)
     extends ParquetFooterException("SUPERSPARK_FOOTER_EXTENSION_UNUSABLE",
       Map("file" -> file, "footerOffset" -> footerOffset.toString, "reason" -> reason.toString), null)
 
 /** A footer the FlatBuffer cannot represent faithfully: nothing is written. */
-class UnrepresentableFooterException(val reason: String)
+private[superspark] class UnrepresentableFooterException(val reason: String)
     extends ParquetFooterException("SUPERSPARK_FOOTER_UNREPRESENTABLE", Map("reason" -> reason), null)

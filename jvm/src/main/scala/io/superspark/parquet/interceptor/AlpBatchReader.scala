@@ -24,7 +24,7 @@ import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation,
  * the row groups are taken from the reader's own `ParquetFileReader`, so the decoded ALP rows
  * line up with Spark's. `stream`: a stream of the file for the ALP chunks, owned (closed) by this reader.
  */
-final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
+private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
     partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, stream: SeekableInputStream,
     path: String,
     conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with java.io.Closeable {
@@ -195,7 +195,7 @@ final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadP
   }
 }
 
-object AlpBatchReader extends org.apache.spark.internal.Logging {
+private[superspark] object AlpBatchReader extends org.apache.spark.internal.Logging {
   override def logWarning(msg: => String): Unit = super.logWarning(msg)
 
   private lazy val readerField = {

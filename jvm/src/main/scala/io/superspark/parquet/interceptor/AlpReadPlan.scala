@@ -16,7 +16,7 @@ import io.superspark.parquet.footer.files.FooterBytes
  * One required column read through ALP: its position in the scan's required schema, its leaf
  * in the file, and the ALP data of each row group (keyed by [[AlpReadPlan.blockKey]]).
  */
-final case class AlpReadColumn(requiredIndex: Int, name: String, leaf: Int, optional: Boolean,
+private[superspark] final case class AlpReadColumn(requiredIndex: Int, name: String, leaf: Int, optional: Boolean,
     chunks: Map[(String, Long), AlpChunkLocation])
 
 /**
@@ -27,9 +27,9 @@ final case class AlpReadColumn(requiredIndex: Int, name: String, leaf: Int, opti
  * (`fallbacks` counts them); a ratified chunk that cannot be used is an error, since no other
  * data exists. `readSchema`: the required schema without the ALP columns (what Spark's reader reads).
  */
-final case class AlpReadPlan(columns: Seq[AlpReadColumn], readSchema: StructType, fallbacks: Int)
+private[superspark] final case class AlpReadPlan(columns: Seq[AlpReadColumn], readSchema: StructType, fallbacks: Int)
 
-object AlpReadPlan extends Logging {
+private[superspark] object AlpReadPlan extends Logging {
 
   /** A row group's identity in both the full footer and a projected one: first column's path and start. */
   def blockKey(b: BlockMetaData): (String, Long) = {

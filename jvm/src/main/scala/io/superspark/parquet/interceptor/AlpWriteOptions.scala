@@ -17,7 +17,7 @@ import io.superspark.parquet.alp.AlpForm
  * column that does not is an error naming it. The choice reaches the write support
  * ([[AlpWriteSupport]]) through the job's Hadoop configuration.
  */
-object AlpWriteOptions {
+private[superspark] object AlpWriteOptions {
   val ColumnsOption = "alpColumns"
   val FormOption = "alpForm"
   private[interceptor] val OrdinalsKey = "superspark.alp.ordinals"

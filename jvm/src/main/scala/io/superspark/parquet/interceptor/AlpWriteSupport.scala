@@ -19,7 +19,7 @@ import io.superspark.parquet.alp.{AlpColumnSpec, AlpForm, AlpType, AlpValues}
  * ALP only, and put back into the footer by [[io.superspark.parquet.alp.AlpRatifiedFooter]]);
  * Spark's row metadata keeps the full schema.
  */
-class AlpWriteSupport extends TaggedParquetWriteSupport {
+private[superspark] class AlpWriteSupport extends TaggedParquetWriteSupport {
   private var ordinals: Array[Int] = Array.empty
   private var specList: Seq[AlpColumnSpec] = Nil
   private var alpForm: AlpForm = AlpForm.Private

@@ -6,7 +6,7 @@ package io.superspark.parquet.interceptor
  * float -> half rounds to nearest, ties to even, as pyarrow and Java 20's
  * `Float.floatToFloat16` do (NaN stays NaN, overflow gives infinity).
  */
-object Float16 {
+private[superspark] object Float16 {
   /** The float of the half whose bits are `h` (low 16 bits). */
   def toFloat(h: Int): Float = {
     val sign = (h & 0x8000) << 16

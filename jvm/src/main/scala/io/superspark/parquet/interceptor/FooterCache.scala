@@ -24,7 +24,7 @@ import io.superspark.parquet.footer.files.FooterBytes
  * bound set later takes effect at the next insert. One lock guards the map; it is held for map
  * operations only, never during I/O or decoding.
  */
-object FooterCache {
+private[superspark] object FooterCache {
 
   final case class Key(path: String, length: Long, modificationTime: Long)
 

@@ -156,11 +156,11 @@ object FooterMetrics {
  * (`v2.FooterTaskCounters`) set themselves here while the task reads, and [[FooterOpener]]
  * reports every footer it decodes. The interceptor knows only this trait, not the DSv2 package.
  */
-trait FooterReadSink {
+private[superspark] trait FooterReadSink {
   def record(result: FooterReadResult, nanos: Long): Unit
 }
 
-object FooterReadSink {
+private[superspark] object FooterReadSink {
   private val current = new ThreadLocal[FooterReadSink]
 
   /** Runs `body` with `sink` as the current thread's sink. */

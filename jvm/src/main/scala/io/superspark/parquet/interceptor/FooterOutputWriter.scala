@@ -21,14 +21,14 @@ import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout, ThriftToFla
 import io.superspark.parquet.footer.UnrepresentableFooterException
 
 /** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
-class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
+private[superspark] class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
   override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
   override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
     new FooterOutputWriter(path, context, form)
 }
 
 /** Spark's `ParquetOutputWriter`, with [[FooterFileWriter]] as the Parquet file writer. */
-class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: FooterForm) extends OutputWriter {
+private[superspark] class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: FooterForm) extends OutputWriter {
   private val recordWriter = new FooterParquetOutputFormat[InternalRow](new Path(path), FooterFileWriter.create(form))
     .getRecordWriter(context)
   override def write(row: InternalRow): Unit = recordWriter.write(null, row)
@@ -41,7 +41,7 @@ class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: Fo
  * when the stream is closed, the extension is appended to the held footer
  * ([[TailHoldingStream.close]]) and the tail is written once. Memory held: that tail only.
  */
-class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parquet.schema.MessageType,
+private[superspark] class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parquet.schema.MessageType,
     mode: ParquetFileWriter.Mode, rowGroupSize: Long, maxPaddingSize: Int,
     encryption: FileEncryptionProperties, props: ParquetProperties)
   extends ParquetFileWriter(file, schema, mode, rowGroupSize, maxPaddingSize, encryption, props) {
@@ -105,7 +105,7 @@ class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parq
   }
 }
 
-object FooterFileWriter {
+private[superspark] object FooterFileWriter {
   def create(form: FooterForm)(out: OutputFile, schema: org.apache.parquet.schema.MessageType,
       mode: ParquetFileWriter.Mode, rowGroupSize: Long, maxPaddingSize: Int, encryption: FileEncryptionProperties,
       props: ParquetProperties): ParquetFileWriter =
@@ -114,7 +114,7 @@ object FooterFileWriter {
 }
 
 /** An `OutputFile` whose streams are [[TailHoldingStream]]s. */
-class HoldingOutputFile(out: OutputFile, form: FooterForm) extends OutputFile {
+private[superspark] class HoldingOutputFile(out: OutputFile, form: FooterForm) extends OutputFile {
   var stream: Option[TailHoldingStream] = None
   private def wrap(s: PositionOutputStream) = {
     val h = new TailHoldingStream(s, out.getPath, form)
@@ -134,7 +134,7 @@ class HoldingOutputFile(out: OutputFile, form: FooterForm) extends OutputFile {
  * without a footer (never with a half-written one) and the error propagates: the task fails
  * and Spark's commit protocol removes the file.
  */
-class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterForm) extends PositionOutputStream with Logging {
+private[superspark] class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterForm) extends PositionOutputStream with Logging {
   private var held: ByteArrayOutputStream = _
   private var closed = false
   /** Applied to the Thrift footer before the extension is added (the ALP forms' surgery). */
@@ -163,7 +163,7 @@ class TailHoldingStream(out: PositionOutputStream, path: String, form: FooterFor
   }
 }
 
-object TailHoldingStream extends Logging {
+private[superspark] object TailHoldingStream extends Logging {
   /**
    * `tail` = whatever `end()` wrote: indexes, bloom filters, Thrift footer, length, PAR1. Returns
    * it with the footer in `form` (the final form replaces Thrift, length and PAR1 by the

@@ -23,7 +23,7 @@ import io.superspark.parquet.footer.codec.FooterForm
  * written with their Parquet logical types either way. `scanMetrics`: the counters of the
  * [[FooterScanExec]] that reads through this instance (None: new counters per reader).
  */
-class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat with FooterScanFormat {
+private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat with FooterScanFormat {
 
   /** As named by `format(...)` or put in place by the rules: counters made per scan. */
   def this() = this(None)

@@ -24,7 +24,7 @@ import org.apache.parquet.schema.MessageType
  * That constructor is package-private and our jar is loaded by Spark's class loader (a
  * different runtime package), so it is called through reflection.
  */
-class FooterParquetOutputFormat[T](
+private[superspark] class FooterParquetOutputFormat[T](
     path: Path,
     fileWriter: (OutputFile, MessageType, ParquetFileWriter.Mode, Long, Int, FileEncryptionProperties,
       ParquetProperties) => ParquetFileWriter)
@@ -88,7 +88,7 @@ class FooterParquetOutputFormat[T](
   }
 }
 
-object FooterParquetOutputFormat {
+private[superspark] object FooterParquetOutputFormat {
   private lazy val recordWriterConstructor = {
     val c = classOf[ParquetRecordWriter[_]].getDeclaredConstructor(classOf[ParquetFileWriter], classOf[WriteSupport[_]],
       classOf[MessageType], classOf[java.util.Map[_, _]], java.lang.Long.TYPE, classOf[CompressionCodecName],

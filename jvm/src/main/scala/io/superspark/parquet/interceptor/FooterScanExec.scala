@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  * and codegen are Spark's. Tree copies keep the node (`otherCopyArgs`); an explicit `copy` gives back a plain
  * scan that still counts, unseen.
  */
-trait FooterScanMetricsNode extends FileSourceScanExec {
+private[superspark] trait FooterScanMetricsNode extends FileSourceScanExec {
   def footerMetrics: FooterMetrics
 
   override protected def otherCopyArgs: Seq[AnyRef] = footerMetrics :: Nil
@@ -39,7 +39,7 @@ trait FooterScanMetricsNode extends FileSourceScanExec {
  * Physical rule (before columnar transitions): scans of a [[FooterScanFormat]] become
  * [[FooterScanExec]] while the read path is on, so their footer counters are SQL metrics.
  */
-case class InstrumentFooterScans(session: SparkSession) extends Rule[SparkPlan] {
+private[superspark] case class InstrumentFooterScans(session: SparkSession) extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = {
     if (!FooterInterceptorConf.readEnabled(conf)) plan
     else plan.transformUp {
@@ -50,6 +50,6 @@ case class InstrumentFooterScans(session: SparkSession) extends Rule[SparkPlan] 
 }
 
 /** [[InstrumentFooterScans]] as the extension's columnar rule. */
-case class FooterScanColumnarRule(session: SparkSession) extends ColumnarRule {
+private[superspark] case class FooterScanColumnarRule(session: SparkSession) extends ColumnarRule {
   override def preColumnarTransitions: Rule[SparkPlan] = InstrumentFooterScans(session)
 }

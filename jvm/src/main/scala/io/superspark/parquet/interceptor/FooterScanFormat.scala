@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.FileFormat
  * `jvm/src/main/delta/`). [[InstrumentFooterScans]] makes each of their scans a
  * [[FooterScanExec]], whose counters the format it gets from `withScanMetrics` records into.
  */
-trait FooterScanFormat { self: FileFormat =>
+private[superspark] trait FooterScanFormat { self: FileFormat =>
 
   /** This format, counting into `metrics`. */
   def withScanMetrics(metrics: FooterMetrics): FileFormat

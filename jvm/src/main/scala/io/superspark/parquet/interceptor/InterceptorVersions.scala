@@ -16,7 +16,7 @@ import org.apache.spark.internal.Logging
  * ([[SupportedSpark]] is the line this one is built for); a jar of another line refuses to
  * start ([[requireJarLine]]).
  */
-object InterceptorVersions extends Logging {
+private[superspark] object InterceptorVersions extends Logging {
   /** major.minor of the Spark version the copied reader code mirrors. */
   val SupportedSpark: String = org.apache.spark.sql.superspark.SparkLineShims.SparkLine
   /** major.minor of the parquet-java version the FlatBuffer decoder follows. */
@@ -92,7 +92,7 @@ object InterceptorVersions extends Logging {
 }
 
 /** `SUPERSPARK_SPARK_LINE_MISMATCH`: this jar's Spark line is not the running one ([[InterceptorVersions.requireJarLine]]). */
-final class SparkLineMismatchException(val params: Map[String, String])
+private[superspark] final class SparkLineMismatchException(val params: Map[String, String])
     extends org.apache.spark.SparkException(
       io.superspark.errors.SuperSparkErrors.message("SUPERSPARK_SPARK_LINE_MISMATCH", params), null,
       Some("SUPERSPARK_SPARK_LINE_MISMATCH"), params, Array.empty[org.apache.spark.QueryContext])

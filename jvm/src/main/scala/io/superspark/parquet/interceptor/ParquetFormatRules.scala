@@ -13,7 +13,7 @@ import org.apache.spark.sql.superspark.AnalyzerTransforms
 import io.superspark.delta.DeltaTables
 
 /** How the interceptor finds Spark's Parquet source in a plan. */
-object ParquetFormatRules {
+private[superspark] object ParquetFormatRules {
   private val ParquetNames = Set("parquet", classOf[ParquetFileFormat].getName.toLowerCase(Locale.ROOT),
     "org.apache.spark.sql.parquet", "org.apache.spark.sql.parquet.defaultsource",
     "org.apache.spark.sql.execution.datasources.parquet",
@@ -42,7 +42,7 @@ object ParquetFormatRules {
  * `spark.read.format("parquet")` resolve to [[FooterParquetFileFormat]], so schema inference
  * and the scan go through the footer library. DSv2 Parquet reads are left alone.
  */
-case class RouteParquetReads(session: SparkSession) extends Rule[LogicalPlan] {
+private[superspark] case class RouteParquetReads(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedDataSource if !u.isStreaming && ParquetFormatRules.isSparkParquet(u.format) &&
         ParquetFormatRules.usesV1(conf) =>
@@ -57,7 +57,7 @@ case class RouteParquetReads(session: SparkSession) extends Rule[LogicalPlan] {
  * Delta's own format with footers read through the footer library
  * (`io.superspark.delta.FooterDeltaParquetFileFormat`).
  */
-case class SwapParquetFormat(session: SparkSession) extends Rule[LogicalPlan] {
+private[superspark] case class SwapParquetFormat(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = AnalyzerTransforms.transformUp(plan) {
     case l @ LogicalRelation(r: HadoopFsRelation, _, _, _, _) if ParquetFormatRules.isSparkParquet(r.fileFormat) =>
       val options = r.options + (ParquetFormatRules.MarkerOption -> "true")

@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * Top-level `float` columns tagged `super.type` = `float16` are written as FLOAT16
  * (FIXED_LEN_BYTE_ARRAY(2), each value rounded to the nearest half, ties to even).
  */
-class TaggedParquetWriteSupport extends ParquetWriteSupport {
+private[superspark] class TaggedParquetWriteSupport extends ParquetWriteSupport {
   private var uuidPaths: Seq[Seq[String]] = Nil
   private var float16Paths: Seq[Seq[String]] = Nil
 

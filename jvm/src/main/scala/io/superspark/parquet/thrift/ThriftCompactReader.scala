@@ -11,7 +11,7 @@ import io.superspark.parquet.thrift.{ThriftFormatReason => R}
  * Structs: `structBegin()`, then `nextField()` until it returns false (the stop byte), reading
  * each field's value by `fieldType` or `skip()`ping it.
  */
-final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
+private[superspark] final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
   import ThriftCompactReader._
   import ThriftCompactWriter.{Binary, Double, False, I16, I32, I64, I8, List, Map, Set, Stop, Struct, True, Uuid}
 
@@ -177,7 +177,7 @@ final class ThriftCompactReader(val bytes: Array[Byte], val end: Int) {
     if (tpe == True || tpe == False) { need(1); pos += 1 } else skip(tpe, nested)
 }
 
-object ThriftCompactReader {
+private[superspark] object ThriftCompactReader {
   /** The little-endian integer in `bytes(from until from + len)` (len <= 8). */
   private[parquet] def littleEndian(bytes: Array[Byte], from: Int, len: Int): Long = {
     var v = 0L

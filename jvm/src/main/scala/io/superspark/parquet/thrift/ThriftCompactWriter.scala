@@ -10,7 +10,7 @@ import io.superspark.parquet.thrift.UnrebuildableFooterException
  * else type + zigzag id; zigzag varints for i16/i32/i64; little-endian doubles; booleans in
  * the field header; list headers with the size in the high nibble below 15). Pure codec.
  */
-final class ThriftCompactWriter(initialCapacity: Int) {
+private[superspark] final class ThriftCompactWriter(initialCapacity: Int) {
   import ThriftCompactWriter._
 
   private var buf = new Array[Byte](math.max(16, initialCapacity))
@@ -101,7 +101,7 @@ final class ThriftCompactWriter(initialCapacity: Int) {
   def binaryField(id: Int, b: ByteBuffer): Unit = { fieldHeader(Binary, id); binary(b) }
 }
 
-object ThriftCompactWriter {
+private[superspark] object ThriftCompactWriter {
   val Stop = 0
   val True = 1
   val False = 2

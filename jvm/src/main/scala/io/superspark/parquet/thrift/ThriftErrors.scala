@@ -6,13 +6,13 @@ import io.superspark.parquet.ParquetFooterException
  * Why Thrift compact footer bytes could not be read ([[ThriftCompactReader]]); `offset` is
  * relative to the start of the Thrift footer.
  */
-sealed abstract class ThriftFormatReason(val code: String) {
+private[superspark] sealed abstract class ThriftFormatReason(val code: String) {
   def offset: Int
   def message: String
   override def toString: String = s"$code at Thrift footer offset $offset: $message"
 }
 
-object ThriftFormatReason {
+private[superspark] object ThriftFormatReason {
   final case class Truncated(offset: Int, needed: Long, available: Int) extends ThriftFormatReason("truncated") {
     def message: String = s"needs $needed bytes, $available remain"
   }
@@ -41,9 +41,9 @@ object ThriftFormatReason {
 }
 
 /** Thrift compact footer bytes that are not a well-formed `FileMetaData`. */
-class MalformedThriftFooterException(val reason: ThriftFormatReason)
+private[superspark] class MalformedThriftFooterException(val reason: ThriftFormatReason)
     extends ParquetFooterException("SUPERSPARK_MALFORMED_THRIFT_FOOTER", Map("reason" -> reason.toString), null)
 
 /** A footer that cannot be written (or rebuilt from a FlatBuffer) as Thrift: why. */
-class UnrebuildableFooterException(val reason: String)
+private[superspark] class UnrebuildableFooterException(val reason: String)
     extends ParquetFooterException("SUPERSPARK_FOOTER_NOT_REBUILDABLE", Map("reason" -> reason), null)

@@ -7,11 +7,11 @@ package io.superspark.parquet.thrift
  *  - the `ColumnOrder` member `IEEE_754_TOTAL_ORDER` (field 2, an empty struct).
  * Read from the Thrift compact bytes by walking only the structs that hold them.
  */
-final case class ThriftExtras(nanCounts: Map[(Int, Int), Long], columnOrderIds: IndexedSeq[Short]) {
+private[superspark] final case class ThriftExtras(nanCounts: Map[(Int, Int), Long], columnOrderIds: IndexedSeq[Short]) {
   def isEmpty: Boolean = nanCounts.isEmpty && !columnOrderIds.exists(_ != ThriftExtras.TypeOrderId)
 }
 
-object ThriftExtras {
+private[superspark] object ThriftExtras {
   val Empty: ThriftExtras = ThriftExtras(Map.empty, IndexedSeq.empty)
   val TypeOrderId: Short = 1
   val Ieee754TotalOrderId: Short = 2

@@ -5,7 +5,7 @@ package io.superspark.parquet.thrift
  * find an existing field 32767 (read back by a compact reader as id -16384, see
  * docs/parquet-footer.md) so that `add` never stacks a second extension.
  */
-object ThriftFields {
+private[superspark] object ThriftFields {
 
   /** Field ids a Thrift compact reader sees for the spec's `08 FF FF 01` header. */
   val ExtensionFieldIds: Set[Short] = Set(32767.toShort, (-16384).toShort)

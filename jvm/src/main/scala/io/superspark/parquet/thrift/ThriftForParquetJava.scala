@@ -23,7 +23,7 @@ import org.apache.parquet.format.{Encoding, Util}
  * footer library knows no encoding here; the ALP scan finds its chunks by the marker
  * (`AlpFooter.mayBeAlp`) and reads their real encodings from the original bytes.
  */
-object ThriftForParquetJava {
+private[superspark] object ThriftForParquetJava {
 
   /** parquet-java's Thrift parser of a footer (`Util.readFileMetaData`): the one place superspark calls it. */
   def parse(thrift: Array[Byte]): org.apache.parquet.format.FileMetaData =

@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets.UTF_8
  *
  * The callbacks see compact type ids (the constants below), as the bytes carry them.
  */
-final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
+private[superspark] final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
   private val r = new ThriftCompactReader(bytes, if (length < 0) bytes.length else from + length)
   r.pos = from
 
@@ -69,7 +69,7 @@ final class ThriftWalker(bytes: Array[Byte], from: Int = 0, length: Int = -1) {
   }
 }
 
-object ThriftWalker {
+private[superspark] object ThriftWalker {
   // Compact type ids, as the field headers carry them (ThriftCompactWriter's).
   val I32: Byte = ThriftCompactWriter.I32.toByte
   val I64: Byte = ThriftCompactWriter.I64.toByte

@@ -29,7 +29,7 @@ import io.superspark.parquet.footer.FooterDecodeException
  * checked as they are read (verify-while-decode: a malformed one throws
  * [[FlatBufferVerifier.Malformed]]).
  */
-object FlatBufferDecoder {
+private[superspark] object FlatBufferDecoder {
 
   private val Codecs: Array[CompressionCodecName] = Array("UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
     "BROTLI", "LZ4", "ZSTD", "LZ4_RAW").map(CompressionCodecName.valueOf)

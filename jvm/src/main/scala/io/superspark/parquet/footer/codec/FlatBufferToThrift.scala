@@ -27,7 +27,7 @@ import io.superspark.parquet.thrift.{ThriftCompactWriter, ThriftForParquetJava, 
  * The whole buffer is verified first ([[FlatBufferVerifier]]); a buffer that does not verify
  * or holds what Thrift cannot express raises [[UnrebuildableFooterException]] with the reason.
  */
-object FlatBufferToThrift {
+private[superspark] object FlatBufferToThrift {
 
   /** The Thrift compact bytes of the footer (ending with its stop byte). */
   def rebuild(buf: ByteBuffer): Array[Byte] = {

@@ -19,7 +19,7 @@ import io.superspark.parquet.footer.FallbackReason
  * (`Walker.columnChunk`, whose checked fields it decodes), so the row groups are walked once;
  * the phase stays for the Thrift rebuild, `verify` and the tests.
  */
-object FlatBufferVerifier {
+private[superspark] object FlatBufferVerifier {
 
   final class Malformed(val offset: Int, detail: String) extends Exception(detail, null, false, false)
 

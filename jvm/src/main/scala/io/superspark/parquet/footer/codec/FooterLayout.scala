@@ -10,9 +10,9 @@ import io.superspark.parquet.footer.FallbackReason
  * `private` (Thrift + FlatBuffer extension, UUID1), `intermediate` (the same layout with
  * UUID2 and a v1 FlatBuffer) and `final` (FlatBuffer only, `PAR3` tail, no Thrift).
  */
-sealed abstract class FooterForm(val name: String) { override def toString: String = name }
+private[superspark] sealed abstract class FooterForm(val name: String) { override def toString: String = name }
 
-object FooterForm {
+private[superspark] object FooterForm {
   case object Plain extends FooterForm("plain")
   case object Private extends FooterForm("private")
   case object Intermediate extends FooterForm("intermediate")
@@ -54,7 +54,7 @@ object FooterForm {
  * "Footer" below means the bytes the Parquet footer length covers (Thrift plus extension);
  * in the final form, the FlatBuffer and the 12 bytes after it.
  */
-object FooterLayout {
+private[superspark] object FooterLayout {
 
   /** The UUID that names this extension (v0): bb020e68-d327-4698-a215-465ff5dc7e44. */
   val ExtensionUuid: UUID = UUID.fromString("bb020e68-d327-4698-a215-465ff5dc7e44")

@@ -11,7 +11,7 @@ import org.apache.parquet.internal.hadoop.metadata.IndexReference
  * Field-by-field comparison of two parquet-java `ParquetMetadata` (most of its classes have
  * no `equals`): the first difference, with where it is, or None when they are the same.
  */
-object MetadataDiff {
+private[superspark] object MetadataDiff {
 
   def diff(a: ParquetMetadata, b: ParquetMetadata): Option[String] = {
     val fa = a.getFileMetaData

@@ -1,9 +1,9 @@
 package io.superspark.parquet.footer.codec
 
 /** Which row groups a decode materializes. */
-sealed trait RowGroupSelection
+private[superspark] sealed trait RowGroupSelection
 
-object RowGroupSelection {
+private[superspark] object RowGroupSelection {
   /** Every row group. */
   case object All extends RowGroupSelection
 
@@ -30,7 +30,7 @@ object RowGroupSelection {
  *                 statistics tables on first access (same values; malformed ones read as
  *                 none, with a warning) instead of up front (where they refuse the FlatBuffer).
  */
-final case class Projection(
+private[superspark] final case class Projection(
     columns: Option[Seq[Seq[String]]] = None,
     rowGroups: RowGroupSelection = RowGroupSelection.All,
     useSignedStringMinMax: Boolean = false,
@@ -38,7 +38,7 @@ final case class Projection(
   def isFull: Boolean = columns.isEmpty
 }
 
-object Projection {
+private[superspark] object Projection {
   val Full: Projection = Projection()
 
   /** Only these columns, by dotted-free path components (Java-friendly). */

@@ -25,7 +25,7 @@ import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter}
  * original bytes (`FooterFiles.buildFlatBuffer`). Malformed bytes raise
  * [[MalformedThriftFooterException]] with the offset. Pure codec, no I/O.
  */
-object ThriftCompactToFlatBuffer {
+private[superspark] object ThriftCompactToFlatBuffer {
 
   def convert(thrift: Array[Byte], extensions: Seq[FooterExtension] = Nil,
       sizeHint: Int = 64 * 1024): Array[Byte] =

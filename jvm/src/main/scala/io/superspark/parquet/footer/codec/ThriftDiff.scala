@@ -14,7 +14,7 @@ import io.superspark.parquet.footer.{fbs => fb}
  * exactness flags, num_values, index page offset and key-value metadata. The first
  * difference, or None. The buffer must have passed [[FlatBufferVerifier]].
  */
-object ThriftDiff {
+private[superspark] object ThriftDiff {
 
   private def same(what: => String, x: Any, y: Any): Option[String] =
     if (x == y) None else Some(s"$what: $x (Thrift) != $y (FlatBuffer)")

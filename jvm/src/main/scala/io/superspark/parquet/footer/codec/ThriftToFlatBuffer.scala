@@ -21,7 +21,7 @@ import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftExtras}
  * Small vectors that repeat across column chunks (encodings, page encoding stats, level
  * histograms) are written once and shared, which FlatBuffers allows.
  */
-object ThriftToFlatBuffer {
+private[superspark] object ThriftToFlatBuffer {
 
   /** The schema version this writer emits (`FileMetaData.schema_version`, "v1"). */
   val SchemaVersion: Int = 1

@@ -15,7 +15,7 @@ import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier
  *    verified), for schema inference;
  *  - reading only the extension's bytes of a file (not the Thrift footer before them).
  */
-object FooterColumns {
+private[superspark] object FooterColumns {
   /** None when the footer has no usable extension (then read without a column projection). */
   def topLevelNames(footer: FooterBytes): Option[Array[String]] = footer.located match {
     case FooterLayout.Present(ext) =>

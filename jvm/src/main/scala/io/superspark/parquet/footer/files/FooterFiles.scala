@@ -19,7 +19,7 @@ import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtra
  * when present), where they start in the file, and the file's length. `isFinal`: a final-form
  * (PAR3) file, whose footer is the FlatBuffer, its CRC, its size and the size's CRC.
  */
-final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte],
+private[superspark] final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte],
     isFinal: Boolean = false) {
   /** The footer + length + magic (or the final form's footer + PAR3): what `add`/`strip`/`migrate` rewrite. */
   def tailLength: Long = fileLength - footerOffset
@@ -42,7 +42,7 @@ final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long,
 }
 
 /** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */
-object FooterFiles {
+private[superspark] object FooterFiles {
 
   /** Reads the footer given the file length and a positioned read (offset, length) => bytes. */
   def readFooter(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): FooterBytes = {

@@ -15,8 +15,8 @@ import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier
 import io.superspark.parquet.thrift.ThriftForParquetJava
 
 /** Where the metadata of a [[FooterReadResult]] came from. */
-sealed abstract class FooterSource(val name: String) { override def toString: String = name }
-object FooterSource {
+private[superspark] sealed abstract class FooterSource(val name: String) { override def toString: String = name }
+private[superspark] object FooterSource {
   case object FlatBuffer extends FooterSource("flatbuffer")
   case object Thrift extends FooterSource("thrift")
 }
@@ -26,7 +26,7 @@ object FooterSource {
  * @param source   FlatBuffer when the extension was present and usable.
  * @param fallback why a present extension was not used (None when used or absent).
  */
-final case class FooterReadResult(metadata: ParquetMetadata, source: FooterSource, fallback: Option[FallbackReason])
+private[superspark] final case class FooterReadResult(metadata: ParquetMetadata, source: FooterSource, fallback: Option[FallbackReason])
 
 /**
  * Reads Parquet metadata from a file's footer bytes: from the FlatBuffer extension when it is
@@ -36,7 +36,7 @@ final case class FooterReadResult(metadata: ParquetMetadata, source: FooterSourc
  *
  * This is the entry point for readers (the Spark reader uses it through [[FooterFiles]]).
  */
-object FooterReader {
+private[superspark] object FooterReader {
 
   private lazy val log = org.slf4j.LoggerFactory.getLogger(getClass)
 

@@ -23,7 +23,7 @@ import io.superspark.parquet.thrift.ThriftForParquetJava
  * FlatBuffer back). Page indexes and bloom filters are not carried over (their offsets would
  * be stale), and the `superspark.alp` key-value hint is removed.
  */
-object AlpDecodeRewrite {
+private[superspark] object AlpDecodeRewrite {
 
   /** What a rewrite did: ALP chunks decoded to PLAIN, private-form extensions dropped, file sizes. */
   final case class Result(decoded: Int, dropped: Int, bytesBefore: Long, bytesAfter: Long)

@@ -17,7 +17,7 @@ import io.superspark.parquet.footer.tools.FooterTool.Target
  * data are `unchanged` (copied to `output` when given). Local files only. The walk, the output
  * naming and the per-file results are the footer tools' ([[FooterTool]]).
  */
-object AlpTool {
+private[superspark] object AlpTool {
 
   def alpDecode(paths: java.util.List[String], output: String): String =
     FooterTool.runWithOutput(paths, output, decodeFile)

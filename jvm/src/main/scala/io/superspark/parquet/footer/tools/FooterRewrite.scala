@@ -26,7 +26,7 @@ import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles}
  * length, modification time (and, locally, inode and nanosecond time) and last bytes are checked
  * again right before the rename, and a file that changed since it was read is refused.
  */
-object FooterRewrite {
+private[superspark] object FooterRewrite {
 
   /** What temporary files of a rewrite are called: `.NAME` + this + `.tmp` / `.ready` / `.lock`. */
   val Marker = ".superspark-rewrite"

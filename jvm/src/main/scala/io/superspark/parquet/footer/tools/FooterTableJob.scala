@@ -28,7 +28,7 @@ import org.apache.spark.util.SerializableConfiguration
  * functions `superspark_footer_migrate_table(path, form)`, `superspark_footer_add_table(path)` and
  * `superspark_footer_strip_table(path)` ([[tableFunctions]]).
  */
-object FooterTableJob {
+private[superspark] object FooterTableJob {
 
   /** One row per file: its path, `done` / `already` / `refused` / `failed`, why, and what the tool reported. */
   val Schema: StructType = StructType(Seq(

@@ -27,7 +27,7 @@ import io.superspark.parquet.thrift.{ThriftForParquetJava, UnrebuildableFooterEx
  * array with one object per Parquet file; a file that fails gets `"status": "error"` (or `refused`) and
  * a message, the others are still processed.
  */
-object FooterTool {
+private[superspark] object FooterTool {
 
   def inspect(paths: java.util.List[String]): String = run(paths, (t, c) => inspectFile(t, c))
   def verify(paths: java.util.List[String]): String = run(paths, (t, c) => verifyFile(t, c))

@@ -6,5 +6,5 @@ import io.superspark.parquet.ParquetFooterException
  * A footer rewrite refused before the file was touched: another run holds it, it changed since it was
  * read, it belongs to a Delta table, or the requested way of writing is impossible there ([[FooterRewrite]]).
  */
-class RewriteRefusedException(val reason: String)
+private[superspark] class RewriteRefusedException(val reason: String)
     extends ParquetFooterException("SUPERSPARK_FOOTER_REWRITE_REFUSED", Map("reason" -> reason), null)

@@ -11,7 +11,7 @@ import java.util.{Map => JMap}
  * `"`, `\` and control characters escaped, other characters as they are (UTF-8), numbers as
  * Java prints them. Any other value is a bug and fails.
  */
-object ToolJson {
+private[superspark] object ToolJson {
 
   def write(results: Seq[JMap[String, Any]]): String = {
     val out = new java.lang.StringBuilder(128 * results.size + 2)

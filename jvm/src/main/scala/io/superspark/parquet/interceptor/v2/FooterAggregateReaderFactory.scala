@@ -26,7 +26,7 @@ import io.superspark.parquet.interceptor.{FooterMetrics, FooterOpener}
  */
 // `parquetOptions` serves `ignoreCorruptFiles`/`ignoreMissingFiles` only: its parameters are
 // transient, so the rebase mode is taken on the driver (as Spark's factory does).
-class FooterAggregateReaderFactory(
+private[superspark] class FooterAggregateReaderFactory(
     broadcastedConf: Broadcast[SerializableConfiguration],
     dataSchema: StructType,
     aggSchema: StructType,

@@ -14,7 +14,7 @@ import io.superspark.parquet.interceptor.FooterParquetFileFormat
  * puts it in place of `parquet` reads when Parquet is a DSv2 source. Its DSv1 fallback (used
  * by Spark where a DSv2 file table falls back to DSv1) is the interceptor's file format.
  */
-class FooterParquetDataSourceV2 extends ParquetDataSourceV2 {
+private[superspark] class FooterParquetDataSourceV2 extends ParquetDataSourceV2 {
 
   override def fallbackFileFormat: Class[_ <: FileFormat] = classOf[FooterParquetFileFormat]
 

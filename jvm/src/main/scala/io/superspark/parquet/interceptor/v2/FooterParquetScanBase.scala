@@ -26,7 +26,7 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
  * The behaviour, shared by every line; the class, with the line's `ParquetScan` constructor, is
  * `FooterParquetScan` in the line's folder (4.1+: with the pushed variant extractions).
  */
-trait FooterParquetScanBase extends ParquetScan {
+private[superspark] trait FooterParquetScanBase extends ParquetScan {
   /** The session's settings (`FileScan.conf` from 4.1). */
   private def sessionConf: SQLConf = sparkSession.sessionState.conf
 

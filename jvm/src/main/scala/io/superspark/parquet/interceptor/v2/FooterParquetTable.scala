@@ -21,7 +21,7 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, ParquetLogicalT
  * [[FooterParquetScanBuilder]]. With `spark.superspark.parquet.footer.read=false` both are
  * Spark's own.
  */
-class FooterParquetTable(
+private[superspark] class FooterParquetTable(
     name: String,
     sparkSession: SparkSession,
     options: CaseInsensitiveStringMap,
@@ -46,7 +46,7 @@ class FooterParquetTable(
  * Spark's `ParquetScanBuilder` (all pushdowns Spark's); `build` returns a [[FooterParquetScan]]
  * when the read path is on, unless the input is an archive (Spark's reader, as in DSv1).
  */
-class FooterParquetScanBuilder(
+private[superspark] class FooterParquetScanBuilder(
     sparkSession: SparkSession,
     fileIndex: PartitioningAwareFileIndex,
     schema: StructType,

@@ -17,7 +17,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * each file was built ([[FooterTaskCounters]]). Subclasses read each footer in `buildReader` /
  * `buildColumnarReader`, not later.
  */
-abstract class FooterCountingReaderFactory extends FilePartitionReaderFactory {
+private[superspark] abstract class FooterCountingReaderFactory extends FilePartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     counted(partition, buildReader)
@@ -44,7 +44,7 @@ abstract class FooterCountingReaderFactory extends FilePartitionReaderFactory {
  * it does for `FileSourceScanExec`. Each partition reader reports the footers decoded for its
  * files as custom metrics ([[FooterScanMetrics]]).
  */
-class FooterPartitionReaderFactory(
+private[superspark] class FooterPartitionReaderFactory(
     read: PartitionedFile => Iterator[InternalRow],
     columnar: Boolean,
     override val options: FileSourceOptions) extends FooterCountingReaderFactory {

@@ -15,7 +15,7 @@ import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
  * `BatchScan` node of the SQL UI and in `BatchScanExec.metrics` (summed over tasks).
  * The classes need a public no-argument constructor: the SQL UI instantiates them by name.
  */
-object FooterScanMetrics {
+private[superspark] object FooterScanMetrics {
   val FlatBuffer = "footersFlatBuffer"
   val Thrift = "footersThrift"
   val Fallbacks = "footerFallbacks"
@@ -47,37 +47,37 @@ object FooterScanMetrics {
     of(plan).toSeq.sorted.map { case (k, v) => s"\"$k\": $v" }.mkString("{", ", ", "}")
 }
 
-class FootersFlatBufferMetric extends CustomSumMetric {
+private[superspark] class FootersFlatBufferMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.FlatBuffer
   override def description(): String = "footers read via FlatBuffers"
 }
 
-class FootersThriftMetric extends CustomSumMetric {
+private[superspark] class FootersThriftMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.Thrift
   override def description(): String = "footers read via Thrift"
 }
 
-class FooterFallbacksMetric extends CustomSumMetric {
+private[superspark] class FooterFallbacksMetric extends CustomSumMetric {
   override def name(): String = FooterScanMetrics.Fallbacks
   override def description(): String = "footer extension fallbacks"
 }
 
 /** Nanoseconds per task; shown as the total in milliseconds. */
-class FooterDecodeTimeMetric extends CustomMetric {
+private[superspark] class FooterDecodeTimeMetric extends CustomMetric {
   override def name(): String = FooterScanMetrics.DecodeTime
   override def description(): String = "footer decode time"
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
     "%.1f ms".formatLocal(Locale.ROOT, taskMetrics.sum / 1e6)
 }
 
-final case class FooterTaskMetric(name: String, value: Long) extends CustomTaskMetric
+private[superspark] final case class FooterTaskMetric(name: String, value: Long) extends CustomTaskMetric
 
 /**
  * The footer counts of one DSv2 partition reader (all files of its input partition). While a
  * file's reader is being built inside [[during]], every footer `FooterOpener` decodes on this
  * thread is counted here (besides the scan's accumulators).
  */
-final class FooterTaskCounters extends FooterReadSink {
+private[superspark] final class FooterTaskCounters extends FooterReadSink {
   private var flatBuffer = 0L
   private var thrift = 0L
   private var fallbacks = 0L

@@ -14,7 +14,7 @@ import io.superspark.parquet.interceptor.ParquetFormatRules
  * `DataSourceV2Relation` holds a [[FooterParquetTable]]. This has to happen before the relation
  * is created: creating it infers the schema. (DSv1 reads are routed by `RouteParquetReads`.)
  */
-case class RouteParquetV2Reads(session: SparkSession) extends Rule[LogicalPlan] {
+private[superspark] case class RouteParquetV2Reads(session: SparkSession) extends Rule[LogicalPlan] {
   private val SparkV2Name = classOf[ParquetDataSourceV2].getName
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {

@@ -13,7 +13,7 @@ import org.apache.spark.util.collection.BitSet
  * that carries `footerMetrics`, with those counters among the node's SQL metrics
  * ([[FooterScanMetricsNode]]).
  */
-class FooterScanExec(
+private[superspark] class FooterScanExec(
     relation: HadoopFsRelation,
     stream: Option[SparkDataStream],
     output: Seq[Attribute],
@@ -29,7 +29,7 @@ class FooterScanExec(
     optionalNumCoalescedBuckets, dataFilters, tableIdentifier, disableBucketedScan, markedForSingleTaskExecution)
   with FooterScanMetricsNode
 
-object FooterScanExec {
+private[superspark] object FooterScanExec {
   /** The scan with a fresh set of counters, given to its file format and to its metrics. */
   def apply(scan: FileSourceScanExec): FooterScanExec = {
     val metrics = FooterMetrics.create(scan.session.sparkContext)

@@ -23,7 +23,7 @@ import io.superspark.parquet.footer.{fbs => fb}
  * such a column as its physical type, FooterReader.thrift) and skips geospatial statistics; the
  * FlatBuffer decoder here does the same, so both paths give the same metadata on this line.
  */
-object ParquetJavaShims {
+private[superspark] object ParquetJavaShims {
   /** None in parquet-java 1.15: the only value is null. */
   type GeospatialStatistics = Null
 
@@ -77,7 +77,7 @@ object ParquetJavaShims {
 }
 
 /** parquet-java 1.15's `ColumnChunkMetaData` has no geospatial statistics to ask for. */
-abstract class GeospatialColumnChunkMetaData(encodingStats: EncodingStats, properties: ColumnChunkProperties)
+private[superspark] abstract class GeospatialColumnChunkMetaData(encodingStats: EncodingStats, properties: ColumnChunkProperties)
     extends ColumnChunkMetaData(encodingStats, properties) {
   protected def lazyGeospatialStatistics: ParquetJavaShims.GeospatialStatistics
 }

@@ -25,7 +25,7 @@ import io.superspark.parquet.footer.{fbs => fb}
  * annotations and geospatial statistics. The other side, `jvm/src/main/parquet-1.15/`, has the
  * same members.
  */
-object ParquetJavaShims {
+private[superspark] object ParquetJavaShims {
   /** parquet-java's geospatial statistics of a column chunk. */
   type GeospatialStatistics = org.apache.parquet.column.statistics.geospatial.GeospatialStatistics
 
@@ -153,7 +153,7 @@ object ParquetJavaShims {
  * A column chunk whose geospatial statistics come from `lazyGeospatialStatistics`
  * ([[LazyColumnChunkMetaData]]): parquet-java 1.16+ asks for them through `getGeospatialStatistics`.
  */
-abstract class GeospatialColumnChunkMetaData(encodingStats: EncodingStats, properties: ColumnChunkProperties)
+private[superspark] abstract class GeospatialColumnChunkMetaData(encodingStats: EncodingStats, properties: ColumnChunkProperties)
     extends ColumnChunkMetaData(encodingStats, properties) {
   protected def lazyGeospatialStatistics: ParquetJavaShims.GeospatialStatistics
   override def getGeospatialStatistics: ParquetJavaShims.GeospatialStatistics = lazyGeospatialStatistics

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /** [[FooterParquetScanBase]] with Spark 4.0's `ParquetScan` constructor (no variant extraction pushdown in 4.0). */
-class FooterParquetScan(
+private[superspark] class FooterParquetScan(
     sparkSession: SparkSession,
     hadoopConf: Configuration,
     fileIndex: PartitioningAwareFileIndex,
@@ -31,7 +31,7 @@ class FooterParquetScan(
   override def supportedCustomMetrics(): Array[CustomMetric] = footerCustomMetrics(super.supportedCustomMetrics())
 }
 
-object FooterParquetScan {
+private[superspark] object FooterParquetScan {
   def apply(s: ParquetScan): FooterParquetScan = new FooterParquetScan(s.sparkSession, s.hadoopConf, s.fileIndex,
     s.dataSchema, s.readDataSchema, s.readPartitionSchema, s.pushedFilters, s.options, s.pushedAggregate,
     s.partitionFilters, s.dataFilters)

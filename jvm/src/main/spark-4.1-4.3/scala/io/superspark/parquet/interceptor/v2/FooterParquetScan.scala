@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /** [[FooterParquetScanBase]] with the `ParquetScan` constructor of Spark 4.1, 4.2 and 4.3 (pushed variant extractions). */
-class FooterParquetScan(
+private[superspark] class FooterParquetScan(
     sparkSession: SparkSession,
     hadoopConf: Configuration,
     fileIndex: PartitioningAwareFileIndex,
@@ -33,7 +33,7 @@ class FooterParquetScan(
   override def supportedCustomMetrics(): Array[CustomMetric] = footerCustomMetrics(super.supportedCustomMetrics())
 }
 
-object FooterParquetScan {
+private[superspark] object FooterParquetScan {
   def apply(s: ParquetScan): FooterParquetScan = new FooterParquetScan(s.sparkSession, s.hadoopConf, s.fileIndex,
     s.dataSchema, s.readDataSchema, s.readPartitionSchema, s.pushedFilters, s.options, s.pushedAggregate,
     s.partitionFilters, s.dataFilters, s.pushedVariantExtractions)
