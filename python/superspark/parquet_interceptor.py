@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 from typing import Dict
 
+__all__ = ["footer_metrics", "reset_footer_metrics", "scan_metrics", "footer_cache_metrics", "clear_footer_cache"]
+
 
 def _jvm_metrics(spark):
     jvm = spark.sparkContext._jvm
