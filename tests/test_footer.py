@@ -134,7 +134,7 @@ def test_tool_jvm_is_plain_py4j_and_the_cli_migrates_through_every_form(tmp_path
     pq.write_table(pa.table({"a": [1, 2, 3], "s": ["x", "y", None]}), f)
     original = open(f, "rb").read()
     probe = ("import json, sys\nfrom superspark import footer\n[r] = footer.inspect(sys.argv[1])\n"
-             "jvm = footer._gateway.jvm\n"
+             "from superspark.footer import _launcher\njvm = _launcher._gateway.jvm\n"
              "print(json.dumps([r['form'], r['metadata_source'], jvm.java.lang.System.getProperty('sun.java.command'),"
              " str(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())]))")
     p = subprocess.run([sys.executable, "-c", probe, f], capture_output=True, text=True, timeout=300)
@@ -188,7 +188,8 @@ def test_cli_start_imports_no_pyspark_and_binds_the_nop_logger():
     from pyspark.find_spark_home import _find_spark_home
 
     probe = ("import json, sys\nfrom superspark import footer\ncp = footer.tool_classpath()\n"
-             "print(json.dumps([cp, 'pyspark' in sys.modules, footer._jvm_logging()]))")
+             "from superspark.footer import _launcher\n"
+             "print(json.dumps([cp, 'pyspark' in sys.modules, _launcher._jvm_logging()]))")
     env = {k: v for k, v in os.environ.items() if k != "SUPERSPARK_FOOTER_DEBUG"}
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
     assert p.returncode == 0, p.stderr

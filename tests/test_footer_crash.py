@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from superspark import footer
+from superspark.footer import _launcher as launcher
 
 STRACE = shutil.which("strace")
 pytestmark = pytest.mark.skipif(STRACE is None, reason="strace is not installed")
@@ -29,9 +30,9 @@ def _tool_command(command, *args):
     """The command line's JVM exactly as `python -m superspark.footer` starts it (class data archive mapped
     when it exists, not written: a kill must not leave a half-written archive behind)."""
     classpath = footer.tool_classpath()
-    java = footer._java()
-    cds, _ = footer._class_data_options(footer._class_data_archive(java, classpath), create=False)
-    return [java, footer._jvm_memory(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", *footer._jvm_logging(), *cds,
+    java = launcher._java()
+    cds, _ = launcher._class_data_options(launcher._class_data_archive(java, classpath), create=False)
+    return [java, launcher._jvm_memory(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", *launcher._jvm_logging(), *cds,
             "-cp", os.pathsep.join(classpath), "io.superspark.parquet.footer.tools.FooterTool", command, *args]
 
 

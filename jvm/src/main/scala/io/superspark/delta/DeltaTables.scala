@@ -29,7 +29,7 @@ private[superspark] object DeltaTables {
   lazy val available: Option[DeltaTables] =
     try {
       load("org.apache.spark.sql.delta.DeltaLog")
-      Some(load("io.superspark.delta.DeltaLakeSupport$").getField("MODULE$").get(null).asInstanceOf[DeltaTables])
+      Some(load("io.superspark.delta.lake.DeltaLakeSupport$").getField("MODULE$").get(null).asInstanceOf[DeltaTables])
     } catch {
       case _: ClassNotFoundException => None
     }

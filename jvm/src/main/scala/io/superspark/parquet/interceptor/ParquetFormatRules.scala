@@ -55,7 +55,7 @@ private[superspark] case class RouteParquetReads(session: SparkSession) extends 
  * tables and writes (`df.write.parquet`, `INSERT`, partitioned and dynamic-overwrite inserts)
  * use [[FooterParquetFileFormat]] instead of Spark's `ParquetFileFormat`, and Delta Lake's scans
  * Delta's own format with footers read through the footer library
- * (`io.superspark.delta.FooterDeltaParquetFileFormat`).
+ * (`io.superspark.delta.lake.FooterDeltaParquetFileFormat`).
  */
 private[superspark] case class SwapParquetFormat(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = AnalyzerTransforms.transformUp(plan) {

@@ -8,6 +8,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.superspark.SuperSparkExtensions
+import io.superspark.delta.lake.FooterDeltaParquetFileFormat
 import io.superspark.parquet.interceptor.FooterInterceptorConf
 import io.superspark.parquet.footer.codec.FooterForm
 import io.superspark.parquet.footer.files.FooterFiles

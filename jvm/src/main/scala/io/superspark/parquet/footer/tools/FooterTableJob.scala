@@ -79,7 +79,7 @@ private[superspark] object FooterTableJob {
     val qualified = fs.makeQualified(root)
     FooterTool.deltaTableOf(fs, qualified).foreach { t =>
       // The table itself, on a line with Delta Lake: a Delta commit that replaces its files
-      // (io.superspark.delta.DeltaFooterRewrite). A folder inside a table, or no Delta here: refused.
+      // (io.superspark.delta.lake.DeltaFooterRewrite). A folder inside a table, or no Delta here: refused.
       io.superspark.delta.DeltaTables.available.filter(_ => !inPlace && t == qualified) match {
         case Some(delta) => return delta.rewrite(spark, t.toString, command, to)
         case None => throw deltaTable(path, t.toString)

@@ -1,4 +1,4 @@
-package io.superspark.delta
+package io.superspark.delta.lake
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession

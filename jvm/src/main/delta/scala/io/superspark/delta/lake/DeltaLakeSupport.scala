@@ -1,8 +1,10 @@
-package io.superspark.delta
+package io.superspark.delta.lake
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.delta.DeltaParquetFileFormat
 import org.apache.spark.sql.execution.datasources.FileFormat
+
+import io.superspark.delta.DeltaTables
 
 /** This jar's [[DeltaTables]]: footer rewrites as a Delta commit, Delta's scans through the footer library. */
 private[superspark] object DeltaLakeSupport extends DeltaTables {

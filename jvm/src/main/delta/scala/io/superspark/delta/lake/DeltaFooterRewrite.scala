@@ -1,4 +1,4 @@
-package io.superspark.delta
+package io.superspark.delta.lake
 
 import org.apache.hadoop.fs.{Path => HPath}
 import org.apache.spark.SparkException

@@ -1,0 +1,229 @@
+"""The footer tool's JVM: the running SparkSession's (when it has the superspark jar), else a
+plain JVM started once for the Python API (py4j's GatewayServer with the superspark jar and
+pyspark's jars, no Spark), or one JVM process per command-line call (``FooterTool``'s
+``main``, C1 only, with a class data sharing archive). See ``superspark.footer``'s docstring
+and docs/parquet-footer.md, "Benchmark"."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import List, Optional, Tuple
+
+__all__ = ["FOOTER_TOOL", "ALP_TOOL", "tool", "session_tool", "tool_classpath", "run_tool_process", "has_gateway"]
+
+_gateway = None
+
+
+#: The JVM objects of the tools: the footer commands, and ALP's ``alp-decode``.
+FOOTER_TOOL = "io.superspark.parquet.footer.tools.FooterTool"
+ALP_TOOL = "io.superspark.parquet.footer.tools.AlpTool"
+
+
+def _jvm_object(jvm, name: str):
+    """The py4j view of the JVM class ``name`` (a dotted name)."""
+    obj = jvm
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def session_tool(name: str = FOOTER_TOOL):
+    """The tool ``name`` through the active SparkSession's JVM when it has the superspark jar, else None."""
+    if "pyspark.sql" not in sys.modules:  # then no session exists in this process
+        return None
+    from py4j.java_gateway import JavaClass
+
+    try:
+        from pyspark.sql import SparkSession
+
+        session = SparkSession.getActiveSession()
+    except Exception:  # pragma: no cover - pyspark without a usable session module
+        session = None
+    jvm = getattr(session, "_jvm", None) if session is not None else None
+    if jvm is not None:
+        tool = _jvm_object(jvm, name)
+        if isinstance(tool, JavaClass):
+            return tool
+    return None
+
+
+def tool(name: str = FOOTER_TOOL):
+    """The JVM tool object ``name``, through the active session's gateway or our own."""
+    global _gateway
+    tool = session_tool(name)
+    if tool is not None:
+        return tool
+    if _gateway is None:
+        _gateway = _launch_tool_jvm()
+    return _jvm_object(_gateway.jvm, name)
+
+
+def tool_classpath() -> List[str]:
+    """The footer tool JVM's classpath: pyspark's py4j jar, the superspark jar, the jars the tool
+    loads classes from (:data:`_TOOL_JARS`), then pyspark's ``jars/*`` (parquet-java needs
+    Hadoop's configuration classes and more; the JVM loads only the classes used, and no Spark
+    code runs). The py4j jar comes first as py4j's launcher puts
+    it, so that both JVMs share one class data archive (:func:`_class_data_options`)."""
+    import glob
+
+    from superspark import jar_path
+
+    jars = os.path.join(_spark_home(), "jars")
+    py4j = sorted(glob.glob(os.path.join(jars, "py4j-[0-9]*.jar")))
+    if len(py4j) != 1:
+        raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
+    first = [j for pattern in _TOOL_JARS for j in sorted(glob.glob(os.path.join(jars, pattern)))]
+    return [py4j[0], jar_path(), *first, os.path.join(jars, "*")]
+
+
+#: The jars whose classes the footer tool loads, named before pyspark's ``jars/*``: a class
+#: is looked up jar by jar in classpath order, opening each jar on the way (about 0.1 s of a
+#: cold call when they came in the alphabetical order of some 280 jars). ``jars/*`` still
+#: follows, so nothing is missing if parquet-java needs another jar.
+_TOOL_JARS = ("scala-library-*.jar", "flatbuffers-java-*.jar", "parquet-format-structures-*.jar",
+              "parquet-hadoop-[0-9]*.jar", "parquet-column-*.jar", "parquet-common-*.jar",
+              "parquet-encoding-*.jar", "parquet-jackson-*.jar", "slf4j-api-*.jar",
+              "hadoop-client-api-*.jar", "hadoop-client-runtime-*.jar")
+
+
+def _spark_home() -> str:
+    """pyspark's own ``_find_spark_home()`` (``SPARK_HOME``, else where pyspark is installed),
+    without importing the ``pyspark`` package: ``import pyspark.find_spark_home`` runs
+    ``pyspark/__init__.py``, which imports most of PySpark (about 0.3 s, a sixth of a cold
+    command-line call). Its module is loaded from its file instead."""
+    if "pyspark" in sys.modules:
+        from pyspark.find_spark_home import _find_spark_home
+
+        return _find_spark_home()
+    import importlib.util
+
+    package = importlib.util.find_spec("pyspark")
+    if package is None or not package.submodule_search_locations:
+        raise FileNotFoundError("pyspark is not installed (the footer tool runs on its jars)")
+    source = os.path.join(list(package.submodule_search_locations)[0], "find_spark_home.py")
+    spec = importlib.util.spec_from_file_location("_superspark_find_spark_home", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._find_spark_home()
+
+
+def _java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    return os.path.join(java_home, "bin", "java") if java_home else "java"
+
+
+def _jvm_memory() -> str:
+    return "-Xmx" + os.environ.get("SUPERSPARK_FOOTER_JVM_MEMORY", "2g")
+
+
+def _jvm_logging() -> List[str]:
+    """SLF4J bound to its no-operation logger, named outright (unless ``SUPERSPARK_FOOTER_DEBUG``):
+    the tool's JVM logs nowhere anyway (its results and errors come back as JSON), and without
+    it the first parquet-java class that logs makes SLF4J look for providers in every jar on
+    the classpath and start Log4j 2 (about 0.5 s of a cold call, see docs/parquet-footer.md)."""
+    if os.environ.get("SUPERSPARK_FOOTER_DEBUG"):
+        return []
+    return ["-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-Dslf4j.internal.verbosity=WARN"]
+
+
+def _class_data_archive(java: str, classpath: List[str]) -> Optional[str]:
+    """Where the tool JVM's class data sharing archive lives (None: switched off or no
+    writable cache directory). Its name hashes the java binary and every classpath jar's path,
+    size and modification time, so a rebuilt jar or another JDK gets a new archive."""
+    import glob
+    import hashlib
+    import shutil
+    import tempfile
+
+    if os.environ.get("SUPERSPARK_FOOTER_CDS", "on").lower() in ("0", "off", "false", "no"):
+        return None
+    key = hashlib.sha256()
+    binary = shutil.which(java) or java
+    for entry in [os.path.realpath(binary), *classpath]:
+        for f in sorted(glob.glob(entry)) if entry.endswith("*") else [entry]:
+            try:
+                st = os.stat(f)
+            except OSError:
+                continue
+            key.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    base = os.environ.get("SUPERSPARK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "superspark")
+    for folder in (base, os.path.join(tempfile.gettempdir(), f"superspark-{os.getuid()}")):
+        try:
+            os.makedirs(folder, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return os.path.join(folder, f"footer-tool-{key.hexdigest()[:20]}.jsa")
+        except OSError:
+            continue
+    return None
+
+
+def _class_data_options(archive: Optional[str], create: bool) -> Tuple[List[str], Optional[str]]:
+    """JVM options that use the class data archive when it exists, or (``create``) write it
+    when the JVM exits, under a temporary name (returned) that the caller renames into place.
+    ``-Xlog:disable``: a stale or unusable archive is then skipped silently (JSON and py4j's
+    port go through stdout)."""
+    if archive is None:
+        return [], None
+    if os.path.exists(archive):
+        return ["-Xshare:auto", "-XX:SharedArchiveFile=" + archive, "-Xlog:disable"], None
+    if not create:
+        return [], None
+    tmp = f"{archive}.{os.getpid()}.tmp"
+    return ["-XX:ArchiveClassesAtExit=" + tmp, "-Xlog:disable"], tmp
+
+
+def _launch_tool_jvm():
+    """A plain JVM running py4j's GatewayServer with :func:`tool_classpath` (no Spark); it uses
+    the command line's class data archive when there is one."""
+    from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+
+    py4j_jar, *classpath = tool_classpath()
+    java = _java()
+    cds, _ = _class_data_options(_class_data_archive(java, [py4j_jar, *classpath]), create=False)
+    # The JVM's own logging goes nowhere unless asked for: results and errors come back as
+    # JSON through py4j.
+    debug = sys.stderr if os.environ.get("SUPERSPARK_FOOTER_DEBUG") else None
+    port, token = launch_gateway(
+        jarpath=py4j_jar, classpath=os.pathsep.join(classpath), java_path=java, die_on_exit=True,
+        javaopts=[_jvm_memory(), *_jvm_logging(), *cds], redirect_stderr=debug, enable_auth=True)
+    return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
+
+
+def run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
+                      to: Optional[str] = None, unsafe_in_place: bool = False) -> List[dict]:
+    """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
+    without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
+    compilation beats peak speed), and class data sharing: the first run writes the archive
+    (:func:`_class_data_archive`), later runs map the classes from it instead of loading them.
+    See docs/parquet-footer.md, "Benchmark"."""
+    import subprocess
+
+    classpath = tool_classpath()
+    java = _java()
+    archive = _class_data_archive(java, classpath)
+    cds, tmp = _class_data_options(archive, create=True)
+    args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
+            *(["--unsafe-in-place"] if unsafe_in_place else []), *paths]
+    debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
+    try:
+        p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
+                            "-cp", os.pathsep.join(classpath),
+                            "io.superspark.parquet.footer.tools.FooterTool", *args],
+                           stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
+        if p.returncode == 0 and tmp is not None and os.path.exists(tmp):
+            os.replace(tmp, archive)
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.remove(tmp)
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        raise RuntimeError(f"footer tool JVM exited with {p.returncode}: {(p.stderr or '').strip()[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def has_gateway() -> bool:
+    """Whether this process already talks to a footer tool JVM (its own or a session's)."""
+    return _gateway is not None or session_tool() is not None
