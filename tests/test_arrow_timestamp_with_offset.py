@@ -128,7 +128,7 @@ def test_dictionary_encoded_offsets_are_decoded(utc):
     assert sa.to_arrow(df).schema.field("x").type == sa.timestamp_with_offset("ms")
 
 
-@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kathmandu", "Pacific/Chatham", "UTC"])
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kathmandu", "Australia/Adelaide", "UTC"])
 def test_spark_timestamps_get_the_session_offset(spark, zone):
     instants = [dt.datetime(2025, 1, 15, 12, 0, tzinfo=dt.timezone.utc),
                 dt.datetime(2025, 7, 15, 12, 0, tzinfo=dt.timezone.utc),
@@ -154,3 +154,23 @@ def test_spark_timestamps_get_the_session_offset(spark, zone):
     # and back: the same instants and offsets in Spark
     back = sa.from_arrow(spark, t).orderBy("id").selectExpr("unix_micros(x.timestamp)", "x.offset_minutes").collect()
     assert [r[0] for r in back] == micros
+
+
+def test_zones_outside_the_spec_range_are_an_error(spark):
+    # The spec's -779..780 minutes leave out Pacific/Kiritimati (+14:00) and Pacific/Chatham's
+    # summer (+13:45): an error naming the zone and offset, never a wrong offset.
+    assert dt.datetime(2025, 1, 15, tzinfo=zoneinfo.ZoneInfo("Pacific/Chatham")).utcoffset() == dt.timedelta(
+        hours=13, minutes=45)
+    for zone, want in (("Pacific/Kiritimati", 840), ("Pacific/Chatham", 825)):
+        spark.conf.set("spark.sql.session.timeZone", zone)
+        try:
+            df = spark.sql("SELECT timestamp_micros(1736942400000000L) AS ts")  # 2025-01-15T12:00Z
+            with pytest.raises(Exception, match=f"{zone} has offset {want} minutes.*outside the type's -779..780"):
+                df.select(sa.with_offset("ts", name="x")).collect()
+            # July: Chatham is +12:45 (765), inside the range
+            if zone == "Pacific/Chatham":
+                t = sa.to_arrow(spark.sql("SELECT timestamp_micros(1752580800000000L) AS ts")
+                                .select(sa.with_offset("ts", name="x")))
+                assert t.column("x").combine_chunks().storage.field("offset_minutes").to_pylist() == [765]
+        finally:
+            spark.conf.unset("spark.sql.session.timeZone")

@@ -83,7 +83,14 @@ def with_offset(col, name: str = None, unit: str = "us"):
     if name is None:
         raise ValueError("name is required when col is a Column")
     local = F.from_utc_timestamp(col, F.current_timezone())
-    offset = ((F.unix_micros(local) - F.unix_micros(col)) / F.lit(60_000_000)).cast("smallint")
+    minutes = (F.unix_micros(local) - F.unix_micros(col)) / F.lit(60_000_000)
+    lo, hi = T.OFFSET_MINUTES_RANGE
+    # the spec's range (-12:59..+13:00) leaves out real zones (Pacific/Kiritimati +14:00,
+    # Pacific/Chatham +13:45 in summer): an error, never a wrong offset
+    offset = F.when((minutes < lo) | (minutes > hi), F.raise_error(F.concat(
+        F.lit(f"arrow.timestamp_with_offset: the session time zone "), F.current_timezone(),
+        F.lit(" has offset "), minutes.cast("int").cast("string"),
+        F.lit(f" minutes at this instant, outside the type's {lo}..{hi}")))).otherwise(minutes).cast("smallint")
     value = F.when(col.isNull(), F.lit(None)).otherwise(
         F.struct(col.alias("timestamp"), offset.alias("offset_minutes")))
     return with_arrow_type(value, T.timestamp_with_offset(unit), name)
