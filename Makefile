@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
+.PHONY: shared-notice parquet-rs-check test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -10,7 +10,8 @@ OTHER_LINES ?= 4.0 4.1 4.2
 # What runs on the other lines: the suites that touch line-specific code, and Delta Lake.
 LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.*
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
-	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py
+	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py \
+	$(wildcard tests/test_arrow*.py)
 
 shared-notice:
 	@./dev/shared-notice.sh
@@ -27,10 +28,16 @@ demo: setup
 test: shared-notice setup
 	rm -rf jvm/target/pytest-reports
 	$(MAKE) bench-compile
+	$(MAKE) parquet-rs-check
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
 	$(MAKE) test-lines
 	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
+
+# arrow-rs as a second reader (docs/alp.md, tests/test_parquet_rs.py): our checker on the Rust
+# `parquet` crate (60.1.0, Cargo.lock), built into dev/parquet-rs-check/target (ignored). No cargo: fails.
+parquet-rs-check:
+	cargo build --locked --manifest-path dev/parquet-rs-check/Cargo.toml --target-dir dev/parquet-rs-check/target
 
 # The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest): 4.0, 4.1, 4.2.
 test-lines:

@@ -300,6 +300,9 @@ def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray
     if ident.name == T.BOOL8:
         return pa.chunked_array([pc.not_equal(c, pa.scalar(0, c.type)) for c in chunks],
                                 pa.bool_())
+    if ident.name == T.TIMESTAMP_WITH_OFFSET:
+        return pa.chunked_array([_timestamp_with_offset_for_spark(c) for c in chunks],
+                                T.timestamp_with_offset_storage("us"))
     if ident.name == T.VARIANT:
         names = {ident.storage.field(i).name for i in range(ident.storage.num_fields)}
         if names == {"metadata", "value"}:
@@ -308,6 +311,23 @@ def _storage_for_spark(ident: Identity, col: pa.ChunkedArray) -> pa.ChunkedArray
     target = sparkable_type(ident.storage)
     return pa.chunked_array([conform(c, target) if c.type != target else c for c in chunks],
                             target)
+
+
+def _timestamp_with_offset_for_spark(chunk: pa.Array) -> pa.Array:
+    """Canonical form (nulls normalized, offsets in range), timestamps in Spark's microseconds:
+    exact from s/ms/us; from ns only when no value has a sub-microsecond part, and only within
+    Spark's range (else an error: Spark cannot hold the value, nothing is rounded)."""
+    st = T.normalize_timestamp_with_offset(chunk)
+    ts = st.field("timestamp")
+    if ts.type.unit != "us":
+        try:
+            ts = pc.cast(ts, pa.timestamp("us", tz="UTC"), safe=True)
+        except pa.ArrowInvalid as e:
+            raise ExtensionTypeError(f"{T.TIMESTAMP_WITH_OFFSET}: a timestamp Spark's TIMESTAMP "
+                                     f"(microseconds) cannot hold exactly: {e}") from None
+    fields = list(T.timestamp_with_offset_storage("us"))
+    return pa.StructArray.from_arrays([ts, st.field("offset_minutes")], fields=fields,
+                                      mask=st.is_null() if st.null_count else None)
 
 
 def from_arrow(spark, table: pa.Table):
@@ -348,6 +368,9 @@ def from_arrow(spark, table: pa.Table):
                 md = {}
             else:
                 T.make_type(ident.name, ident.metadata, ident.storage)  # validates
+                if ident.name == T.TIMESTAMP_WITH_OFFSET:  # kept in its canonical storage, same unit
+                    ident = T.Identity(ident.name, "", T.timestamp_with_offset_storage(
+                        ident.storage.field(0).type.unit))
                 col = _storage_for_spark(ident, col)
                 md = spark_metadata(ident)
             sf = StructField(f.name, from_arrow_type(col.type), f.nullable, md)

@@ -63,6 +63,39 @@ def with_arrow_type(col, arrow_type: pa.DataType, name: str = None):
     return col.alias(name, metadata=md)
 
 
+def with_offset(col, name: str = None, unit: str = "us"):
+    """A Spark TIMESTAMP column as ``arrow.timestamp_with_offset``: the struct
+    ``<timestamp: the instant, offset_minutes: the session time zone's offset at that instant>``
+    (DST-aware; Spark's ``from_utc_timestamp`` with ``current_timezone()``), tagged so that
+    :func:`to_arrow` gives the extension type (``unit``: its storage's time unit).
+
+    The instant of a value read by :func:`from_arrow` is ``col.timestamp``; its offset
+    ``col.offset_minutes`` (two columns: select both).
+    """
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+
+    if isinstance(col, str):
+        name = name or col
+        col = F.col(f"`{col.replace('`', '``')}`")
+    elif not isinstance(col, Column):
+        raise TypeError(f"col must be a column name or a Column, not {type(col).__name__}")
+    if name is None:
+        raise ValueError("name is required when col is a Column")
+    local = F.from_utc_timestamp(col, F.current_timezone())
+    minutes = (F.unix_micros(local) - F.unix_micros(col)) / F.lit(60_000_000)
+    lo, hi = T.OFFSET_MINUTES_RANGE
+    # the spec's range (-12:59..+13:00) leaves out real zones (Pacific/Kiritimati +14:00,
+    # Pacific/Chatham +13:45 in summer): an error, never a wrong offset
+    offset = F.when((minutes < lo) | (minutes > hi), F.raise_error(F.concat(
+        F.lit(f"arrow.timestamp_with_offset: the session time zone "), F.current_timezone(),
+        F.lit(" has offset "), minutes.cast("int").cast("string"),
+        F.lit(f" minutes at this instant, outside the type's {lo}..{hi}")))).otherwise(minutes).cast("smallint")
+    value = F.when(col.isNull(), F.lit(None)).otherwise(
+        F.struct(col.alias("timestamp"), offset.alias("offset_minutes")))
+    return with_arrow_type(value, T.timestamp_with_offset(unit), name)
+
+
 def uuid_from_string(col):
     """UUID strings (``8-4-4-4-12`` hex) -> 16-byte binary; other strings raise an error."""
     from pyspark.sql import functions as F

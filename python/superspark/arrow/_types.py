@@ -27,9 +27,11 @@ OPAQUE = "arrow.opaque"
 FIXED_SHAPE_TENSOR = "arrow.fixed_shape_tensor"
 VARIABLE_SHAPE_TENSOR = "arrow.variable_shape_tensor"
 VARIANT = "arrow.parquet.variant"
+TIMESTAMP_WITH_OFFSET = "arrow.timestamp_with_offset"
 
-#: The seven canonical extension types this module supports.
-CANONICAL_NAMES = (UUID, JSON, BOOL8, OPAQUE, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR, VARIANT)
+#: The eight canonical extension types this module supports.
+CANONICAL_NAMES = (UUID, JSON, BOOL8, OPAQUE, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR, VARIANT,
+                   TIMESTAMP_WITH_OFFSET)
 
 _BINARY_FAMILY = (pa.binary(), pa.large_binary(), pa.binary_view())
 
@@ -114,6 +116,108 @@ def variant(storage: Optional[pa.DataType] = None) -> VariantType:
 
 
 # --------------------------------------------------------------------------------------
+# arrow.timestamp_with_offset: pyarrow 26 has no class for it and C++ registers none.
+
+#: The offsets the canonical definition allows, in minutes: -12:59 to +13:00.
+OFFSET_MINUTES_RANGE = (-779, 780)
+
+
+def _plain_int16(t: pa.DataType) -> bool:
+    """``offset_minutes`` storage: int16, or (permitted) dictionary- or run-end-encoded int16."""
+    if pa.types.is_dictionary(t):
+        return t.value_type == pa.int16()
+    if pa.types.is_run_end_encoded(t):
+        return t.value_type == pa.int16()
+    return t == pa.int16()
+
+
+def _check_timestamp_with_offset_storage(storage: pa.DataType) -> None:
+    ok = (pa.types.is_struct(storage) and storage.num_fields == 2
+          and storage.field(0).name == "timestamp" and storage.field(1).name == "offset_minutes"
+          and pa.types.is_timestamp(storage.field(0).type) and storage.field(0).type.tz == "UTC"
+          and _plain_int16(storage.field(1).type))
+    if not ok:
+        raise ExtensionTypeError(
+            f"{TIMESTAMP_WITH_OFFSET} storage must be struct<timestamp: timestamp[unit, tz=UTC], "
+            f"offset_minutes: int16> (in that order), not {storage}")
+
+
+def timestamp_with_offset_storage(unit: str = "us", nullable_fields: bool = False) -> pa.DataType:
+    """The canonical storage: ``struct<timestamp: timestamp[unit, tz=UTC] not null,
+    offset_minutes: int16 not null>`` (``nullable_fields``: the permitted nullable form)."""
+    return pa.struct([pa.field("timestamp", pa.timestamp(unit, tz="UTC"), nullable=nullable_fields),
+                      pa.field("offset_minutes", pa.int16(), nullable=nullable_fields)])
+
+
+class TimestampWithOffsetType(pa.ExtensionType):
+    """``arrow.timestamp_with_offset``: an instant (UTC timestamp) with the offset, in minutes,
+    of the time zone it was recorded in (ANSI SQL ``TIMESTAMP WITH TIME ZONE``).
+
+    Args:
+        unit: ``s``, ``ms``, ``us`` or ``ns`` (the storage's time unit), or
+        storage: a storage struct to validate and keep (nullable children, an encoded
+            ``offset_minutes``); overrides ``unit``.
+    """
+
+    def __init__(self, unit: str = "us", storage: Optional[pa.DataType] = None):
+        storage = timestamp_with_offset_storage(unit) if storage is None else storage
+        _check_timestamp_with_offset_storage(storage)
+        super().__init__(storage, TIMESTAMP_WITH_OFFSET)
+
+    def __arrow_ext_serialize__(self) -> bytes:
+        return b""
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type, serialized):
+        if serialized not in (b"",):
+            raise ExtensionTypeError(
+                f"{TIMESTAMP_WITH_OFFSET} metadata must be the empty string, got {serialized!r}")
+        return cls(storage=storage_type)
+
+    def __reduce__(self):
+        return TimestampWithOffsetType, (self.unit, self.storage_type)
+
+    @property
+    def unit(self) -> str:
+        return self.storage_type.field(0).type.unit
+
+
+def timestamp_with_offset(unit: str = "us") -> TimestampWithOffsetType:
+    """Returns the ``arrow.timestamp_with_offset`` type (see :class:`TimestampWithOffsetType`)."""
+    return TimestampWithOffsetType(unit)
+
+
+def normalize_timestamp_with_offset(arr: pa.Array) -> pa.StructArray:
+    """The canonical storage form of a ``timestamp_with_offset`` array (or its storage): a
+    null ``timestamp`` makes the whole value null, a null ``offset_minutes`` reads as 0, an
+    encoded ``offset_minutes`` is decoded; children non-nullable (the spec's recommendation).
+
+    Raises:
+        ExtensionTypeError: an offset outside -779..780 minutes (naming the row).
+    """
+    import pyarrow.compute as pc
+
+    st = arr.storage if isinstance(arr, pa.ExtensionArray) else arr
+    _check_timestamp_with_offset_storage(st.type)
+    ts, off = st.field("timestamp"), st.field("offset_minutes")
+    if pa.types.is_dictionary(off.type):
+        off = off.dictionary_decode()
+    elif pa.types.is_run_end_encoded(off.type):
+        off = pc.run_end_decode(off)
+    valid = pc.and_(st.is_valid(), ts.is_valid())
+    lo, hi = OFFSET_MINUTES_RANGE
+    bad = pc.and_(valid, pc.or_(pc.less(off, lo), pc.greater(off, hi)))
+    if pc.any(bad).as_py():
+        row = pc.index(bad, True).as_py()
+        raise ExtensionTypeError(f"row {row}: offset_minutes {off[row].as_py()} is outside "
+                                 f"{lo}..{hi} ({TIMESTAMP_WITH_OFFSET})")
+    ts = pc.fill_null(ts, pa.scalar(0, ts.type)) if ts.null_count else ts
+    off = pc.fill_null(off, pa.scalar(0, pa.int16())) if off.null_count else off
+    storage = timestamp_with_offset_storage(ts.type.unit)
+    return pa.StructArray.from_arrays([ts, off], fields=list(storage), mask=pc.invert(valid))
+
+
+# --------------------------------------------------------------------------------------
 # Identity of a type (C data interface) and type from identity (IPC schema).
 
 
@@ -185,6 +289,10 @@ def identity_of_field(field: pa.Field) -> Optional[Identity]:
 def _validate_metadata(name: str, metadata: str) -> None:
     """Checks what pyarrow's own deserializers would check late or crash on."""
     if name in (UUID, BOOL8, VARIANT):
+        return
+    if name == TIMESTAMP_WITH_OFFSET:
+        if metadata != "":
+            raise ExtensionTypeError(f"{name} metadata must be the empty string, got {metadata!r}")
         return
     if name == JSON and metadata not in ("",):
         try:
@@ -263,11 +371,12 @@ def tensor_params(t: pa.DataType) -> dict:
 
 
 def register() -> None:
-    """Makes all seven canonical types usable in pyarrow (idempotent).
+    """Makes all eight canonical types usable in pyarrow (idempotent).
 
     Five are pyarrow built-ins (``pa.uuid()``, ``pa.json_()``, ``pa.bool8()``,
     ``pa.opaque(...)``, ``pa.fixed_shape_tensor(...)``) and ``arrow.variable_shape_tensor`` is
-    registered by Arrow C++; this registers :class:`VariantType` for ``arrow.parquet.variant``.
+    registered by Arrow C++; this registers :class:`VariantType` for ``arrow.parquet.variant``
+    and :class:`TimestampWithOffsetType` for ``arrow.timestamp_with_offset``.
     pyarrow 26's Parquet writer crashes on that registered type: see
     :func:`superspark.arrow.parquet_variant_guard`.
     """
@@ -275,3 +384,7 @@ def register() -> None:
         pa.register_extension_type(VariantType())
     except pa.ArrowKeyError:
         pass  # already registered (by us, on re-import)
+    try:
+        pa.register_extension_type(TimestampWithOffsetType())
+    except pa.ArrowKeyError:
+        pass  # already registered (by us, on re-import, or by a later pyarrow)

@@ -60,6 +60,7 @@ private[superspark] object AlpChunk {
   final val PlainEncoding = 0
   final val RleEncoding = 3
   final val DataPage = 0
+  final val DataPageV2 = 3
   /** Rows per page written (64 ALP vectors of 1024). */
   final val DefaultPageRows = 65536
 
@@ -196,7 +197,14 @@ private[superspark] object AlpChunk {
 
   /** The fields of a page header this layout uses (-1: absent). */
   private final case class Header(size: Int, pageType: Int, uncompressed: Long, compressed: Long, numValues: Long,
-      encoding: Int, defEncoding: Int)
+      encoding: Int, defEncoding: Int, v2: PageV2 = null)
+
+  /**
+   * A DATA_PAGE_V2 header's layout fields (other writers' ratified chunks, e.g. arrow-rs with
+   * PARQUET_2_0): the levels lie uncompressed before the values, without a length prefix;
+   * only the values section goes through the codec, and only when `isCompressed`.
+   */
+  private final case class PageV2(numNulls: Long, numRows: Long, defLen: Long, repLen: Long, isCompressed: Boolean)
 
   /**
    * Decodes the chunk `buf[off, off + len)` into `out` (all its rows); `pages`: the page count
@@ -240,10 +248,13 @@ private[superspark] object AlpChunk {
       if (done >= rows) throw new IllegalStateException("no rows left in the chunk")
       if (pos >= end) fail(CountMismatch(at, "rows in the chunk", done, rows))
       val h = readHeader(buf, pos, end - pos, at)
-      if (h.pageType != DataPage) fail(UnexpectedPage(at, s"page type ${h.pageType}, expected DATA_PAGE (0)"))
+      if (h.pageType != DataPage && h.pageType != DataPageV2) {
+        fail(UnexpectedPage(at, s"page type ${h.pageType}, expected DATA_PAGE (0) or DATA_PAGE_V2 (3)"))
+      }
       if (h.encoding != AlpEncoding) fail(UnexpectedPage(at, s"page encoding ${h.encoding}, expected ALP (10)"))
       if (h.numValues <= 0 || h.numValues > rows - done) fail(CountMismatch(at, "num_values", h.numValues, rows - done))
-      if (optional && h.defEncoding != RleEncoding) {
+      if (h.v2 != null) checkV2(h, at)
+      else if (optional && h.defEncoding != RleEncoding) {
         fail(UnexpectedPage(at, s"definition_level_encoding ${h.defEncoding}, expected RLE (3)"))
       }
       val bodyAt = pos + h.size
@@ -267,6 +278,62 @@ private[superspark] object AlpChunk {
       val n = h.numValues.toInt
       require(at >= 0 && at.toLong + n <= out.rows, s"page of $n rows does not fit a buffer of ${out.rows} at $at")
       val bodyAt = pos + h.size
+      val present = if (h.v2 != null) decodeV2(h, bodyAt, n, out, at) else decodeV1(h, bodyAt, n, out, at)
+      header = null
+      done += n
+      page += 1
+      pos = bodyAt + h.compressed.toInt
+      if (done == rows) checkEnd()
+      present
+    }
+
+    /** A DATA_PAGE_V2 header's counts and lengths against the page (flat column: no repetition levels). */
+    private def checkV2(h: Header, at: Long): Unit = {
+      val v = h.v2
+      if (v.repLen != 0) fail(UnexpectedPage(at, s"repetition levels (${v.repLen} bytes) in a flat column"))
+      if (!optional && (v.defLen != 0 || v.numNulls != 0)) {
+        fail(UnexpectedPage(at, s"definition levels (${v.defLen} bytes, ${v.numNulls} nulls) in a required column"))
+      }
+      if (v.numRows != h.numValues) fail(CountMismatch(at, "DATA_PAGE_V2 num_rows", v.numRows, h.numValues))
+      if (v.numNulls < 0 || v.numNulls > h.numValues) fail(CountMismatch(at, "DATA_PAGE_V2 num_nulls", v.numNulls, h.numValues))
+      if (v.defLen < 0 || v.defLen > h.compressed || v.defLen > h.uncompressed) {
+        fail(BadPageSize(at, "definition_levels_byte_length", v.defLen, math.min(h.compressed, h.uncompressed)))
+      }
+    }
+
+    /** V2: levels in place, then the values section, decompressed when the page says so. */
+    private def decodeV2(h: Header, bodyAt: Int, n: Int, out: AlpValues, at: Int): Int = {
+      val v = h.v2
+      val levels = v.defLen.toInt
+      val valuesAt = bodyAt + levels
+      val stored = h.compressed.toInt - levels
+      val size = h.uncompressed.toInt - levels
+      val present = if (optional) {
+        readLevels(buf, bodyAt, levels, n, out.nulls, at, -off.toLong)
+      } else n
+      if (optional && n - present != v.numNulls) fail(CountMismatch(bodyAt - off, "DATA_PAGE_V2 num_nulls", n - present, v.numNulls))
+      if (!v.isCompressed || compression.isIdentity) {
+        if (stored != size) {
+          fail(Decompression(valuesAt - off, s"$stored bytes stored uncompressed, the header says $size"))
+        }
+        decodeValues(buf, valuesAt, stored, n, present, out, at, page, valuesAt - off)
+      } else {
+        val body = decompress(valuesAt, stored, size)
+        decodeValues(body, 0, body.length, n, present, out, at, page, valuesAt - off)
+      }
+    }
+
+    private def decompress(from: Int, stored: Int, size: Int): Array[Byte] = {
+      val body = try compression.decompress(buf, from, stored, size) catch {
+        case e: java.io.IOException => fail(Decompression(from - off, String.valueOf(e.getMessage)))
+        case e: RuntimeException =>
+          fail(Decompression(from - off, s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      }
+      if (body.length != size) fail(Decompression(from - off, s"${body.length} bytes, the header says $size"))
+      body
+    }
+
+    private def decodeV1(h: Header, bodyAt: Int, n: Int, out: AlpValues, at: Int): Int = {
       // UNCOMPRESSED pages (the writer's usual choice) are decoded in place, without a copy
       val present = if (compression.isIdentity) {
         if (h.compressed != h.uncompressed) {
@@ -274,21 +341,9 @@ private[superspark] object AlpChunk {
         }
         decodeBody(buf, bodyAt, h.compressed.toInt, n, out, at, page, bodyAt - off)
       } else {
-        val body = try compression.decompress(buf, bodyAt, h.compressed.toInt, h.uncompressed.toInt) catch {
-          case e: java.io.IOException => fail(Decompression(bodyAt - off, String.valueOf(e.getMessage)))
-          case e: RuntimeException =>
-            fail(Decompression(bodyAt - off, s"${e.getClass.getSimpleName}: ${e.getMessage}"))
-        }
-        if (body.length != h.uncompressed) {
-          fail(Decompression(bodyAt - off, s"${body.length} bytes, the header says ${h.uncompressed}"))
-        }
+        val body = decompress(bodyAt, h.compressed.toInt, h.uncompressed.toInt)
         decodeBody(body, 0, body.length, n, out, at, page, bodyAt - off)
       }
-      header = null
-      done += n
-      page += 1
-      pos = bodyAt + h.compressed.toInt
-      if (done == rows) checkEnd()
       present
     }
 
@@ -318,8 +373,16 @@ private[superspark] object AlpChunk {
       present = readLevels(body, from + 4, levelsLen.toInt, n, out.nulls, at, bodyOffset - from)
       alpAt = from + 4 + levelsLen.toInt
     }
-    val alpLen = from + len - alpAt
-    val alpOffset = bodyOffset + (alpAt - from) // the ALP data's offset in the chunk
+    decodeValues(body, alpAt, from + len - alpAt, n, present, out, at, page, bodyOffset + (alpAt - from))
+  }
+
+  /**
+   * Decodes the ALP page `body[alpAt, alpAt + alpLen)` of a page's `present` non-null values
+   * into `out` from row `at` (the page's `n` rows; nulls already in `out.nulls`);
+   * `alpOffset`: where it starts in the chunk.
+   */
+  private def decodeValues(body: Array[Byte], alpAt: Int, alpLen: Int, n: Int, present: Int, out: AlpValues, at: Int,
+      page: Int, alpOffset: Long): Int = {
     try {
       val h = AlpCodec.readHeader(body, alpAt, alpLen, out.t)
       if (h.numElements != present) fail(CountMismatch(alpOffset + 3, "ALP num_elements", h.numElements, present))
@@ -399,6 +462,8 @@ private[superspark] object AlpChunk {
 
   private def readHeader(buf: Array[Byte], pos: Int, avail: Int, at: Long): Header = {
     import ThriftWalker.{I32, Struct}
+    val BoolTrue: Byte = 1 // compact protocol: a bool field's value is its type id
+    val BoolFalse: Byte = 2
     val w = new ThriftWalker(buf, pos, avail)
     var pageType = -1
     var uncompressed = -1L
@@ -406,6 +471,7 @@ private[superspark] object AlpChunk {
     var numValues = -1L
     var encoding = -1
     var defEncoding = -1
+    var v2: PageV2 = null
     try {
       w.fields {
         case (1, I32) => pageType = w.i32(); true
@@ -419,6 +485,25 @@ private[superspark] object AlpChunk {
             case _ => false
           }
           true
+        case (8, Struct) => // DataPageHeaderV2
+          var numNulls, numRows, defLen, repLen = -1L
+          var isCompressed = true // the field's default
+          w.fields {
+            case (1, I32) => numValues = w.i32().toLong; true
+            case (2, I32) => numNulls = w.i32().toLong; true
+            case (3, I32) => numRows = w.i32().toLong; true
+            case (4, I32) => encoding = w.i32(); true
+            case (5, I32) => defLen = w.i32().toLong; true
+            case (6, I32) => repLen = w.i32().toLong; true
+            case (7, BoolTrue) => isCompressed = true; true
+            case (7, BoolFalse) => isCompressed = false; true
+            case _ => false
+          }
+          if (numNulls < 0 || numRows < 0 || defLen < 0 || repLen < 0) {
+            fail(BadPageHeader(at, "data_page_header_v2 lacks a required field"))
+          }
+          v2 = PageV2(numNulls, numRows, defLen, repLen, isCompressed)
+          true
         case _ => false
       }
     } catch {
@@ -427,7 +512,8 @@ private[superspark] object AlpChunk {
     }
     if (pageType < 0 || uncompressed < 0 || compressed < 0) fail(BadPageHeader(at, "a required field is missing"))
     if (pageType == DataPage && (numValues < 0 || encoding < 0)) fail(BadPageHeader(at, "data_page_header is missing"))
-    Header(w.pos, pageType, uncompressed, compressed, numValues, encoding, defEncoding)
+    if (pageType == DataPageV2 && v2 == null) fail(BadPageHeader(at, "data_page_header_v2 is missing"))
+    Header(w.pos, pageType, uncompressed, compressed, numValues, encoding, defEncoding, if (pageType == DataPageV2) v2 else null)
   }
 
   private def fail(reason: AlpChunkErrorReason): Nothing = throw new AlpChunkException(reason)
