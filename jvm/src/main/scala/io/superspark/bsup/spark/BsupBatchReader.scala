@@ -50,8 +50,13 @@ final class BsupBatchReader(file: PartitionedFile, conf: Configuration, required
   private abstract class Top {
     /** Writes the row; false when the pushed filters reject it. */
     def fill(s: Src, off: Int, len: Int, row: Int): Boolean
-    /** Whether [[fill]] sets every column; else the row's columns are set null first. */
+    /** Whether [[fill]] sets every column; else the row's other columns are set null first. */
     def setsEveryColumn: Boolean = false
+    /**
+     * The column [[fill]] sets (-1: none). It is not set null first: a value's vector write
+     * does not clear a null flag (only undoing a row does).
+     */
+    def sets: Int = -1
   }
 
   private def compileTop(t: SuperType): Top = {
@@ -64,7 +69,10 @@ final class BsupBatchReader(file: PartitionedFile, conf: Configuration, required
       if (wrapOrdinal < 0) new Top { def fill(s: Src, off: Int, len: Int, row: Int): Boolean = true }
       else {
         val r = VectorReaders.compile(t, requiredSchema(wrapOrdinal).dataType, opts.typeOptions, sinks(wrapOrdinal))
-        new Top { def fill(s: Src, off: Int, len: Int, row: Int): Boolean = { r.read(s, off, len, row); true } }
+        new Top {
+          def fill(s: Src, off: Int, len: Int, row: Int): Boolean = { r.read(s, off, len, row); true }
+          override def sets: Int = wrapOrdinal
+        }
       }
     } else t.underlying match {
       case rt: RecordType =>
@@ -108,9 +116,10 @@ final class BsupBatchReader(file: PartitionedFile, conf: Configuration, required
     r
   }
 
-  private def nullRow(row: Int): Unit = {
+  /** Sets the row's columns null, but for column `except`. */
+  private def nullRow(row: Int, except: Int = -1): Unit = {
     var i = 0
-    while (i < width) { vectors(i).putNull(row); i += 1 }
+    while (i < width) { if (i != except) vectors(i).putNull(row); i += 1 }
   }
 
   /** Undoes what a dropped (or failed) row wrote at `row`. */
@@ -147,7 +156,7 @@ final class BsupBatchReader(file: PartitionedFile, conf: Configuration, required
         if (reader.valueLength >= 0) {
           src.cursor = reader.frameCursor
           val t = top()
-          if (!t.setsEveryColumn) nullRow(row)
+          if (!t.setsEveryColumn) nullRow(row, t.sets)
           t.fill(src, reader.valueOffset, reader.valueLength, row)
         } else {
           nullRow(row)

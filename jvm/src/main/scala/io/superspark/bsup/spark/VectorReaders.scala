@@ -48,7 +48,7 @@ object VectorReaders {
       val c = math.max(n, cap * 2)
       vec.reserve(c)
       cap = c
-      if (struct) children.foreach(_.reserve(c))
+      if (struct) { var i = 0; while (i < children.length) { children(i).reserve(c); i += 1 } }
     }
 
     /** Every sink under this one that appends to child vectors (arrays and maps). */
@@ -75,8 +75,9 @@ object VectorReaders {
     /** Appends `n` elements to the children: returns the first one's index. */
     def append(n: Int): Int = {
       val start = count
-      children.foreach(_.reserve(start + n))
       count = start + n
+      var i = 0
+      while (i < children.length) { children(i).reserve(count); i += 1 }
       start
     }
 

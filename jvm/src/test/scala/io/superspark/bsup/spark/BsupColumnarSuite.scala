@@ -6,7 +6,7 @@ import java.nio.file.Files
 import scala.util.Random
 
 import io.superspark.SparkSessionSuite
-import io.superspark.bsup.{BsupFuzz, Evidence}
+import io.superspark.bsup.{BsupFuzz, BsupVersionsSuite, Evidence, SuperType, Value}
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.FileSourceScanExec
@@ -183,6 +183,29 @@ class BsupColumnarSuite extends SparkSessionSuite {
         StructField("arr", ArrayType(StringType)), StructField("dec", DecimalType(6, 1)), StructField("st", StringType),
         StructField("_corrupt_record", StringType)))
       for (mode <- Modes) same(s"v$v user schema $mode")(read(dir, mode, Some(user)))
+    }
+  }
+
+  for (v <- Seq(0, 5)) {
+    test(s"values that are not records (the value column) at version $v, nulls and malformed ones among them, " +
+        "in every mode") {
+      // Found by the fuzzer: the value column was set null before its value was written.
+      val ints = (0 until 5000).map(i => Value(SuperType.int64, if (i % 7 == 3) null else i.toLong))
+      val mixed = Seq(Value(SuperType.int64, 1L), Value(SuperType.string, "x"), Value(SuperType.int64, 2L),
+        Value(SuperType.int64, null), Value(SuperType.string, "y"), Value(SuperType.int64, 3L))
+      for ((name, vals) <- Seq("ints" -> ints, "mixed" -> mixed)) {
+        val f = new File(tmp(), s"$name.bsup")
+        Files.write(f.toPath, BsupVersionsSuite.write(vals, v, compress = v == 0))
+        val schema = StructType(Seq(StructField("value", LongType), StructField("_corrupt_record", StringType)))
+        for (mode <- Modes) {
+          val rows = same(s"v$v $name $mode")(read(f.getPath, mode, Some(schema)))
+          if (name == "mixed" && mode == "PERMISSIVE") {
+            val got = rows.toOption.get.map { case Seq(x, c) => (x, c != null) }
+            assert(got == Seq((1L, false), (null, true), (2L, false), (null, false), (null, true), (3L, false)))
+          }
+        }
+        same(s"v$v $name inferred")(spark.read.format("bsup").load(f.getPath))
+      }
     }
   }
 
