@@ -45,3 +45,25 @@ def test_columnar_and_row_readers_give_the_same_rows(spark, tmp_dir):
         got = sorted((r.id, r.s, r.dec, r.ts, r.arr, r.st.a, r.st.m) for r in on)
         assert got == sorted(want)
         assert got[3][:3] == (3, "s3", decimal.Decimal("0.75")) and got[3][4:] == ([3, None], 3, {"k": 3})
+
+
+def test_file_metadata_and_partitions_come_with_the_batches(spark, tmp_dir):
+    path = f"{tmp_dir}/parts"
+    spark.range(0, 300, 1, 2).select(F.col("id"), (F.col("id") % 3).alias("p"),
+                                     F.concat(F.lit("v"), F.col("id").cast("string")).alias("s")) \
+        .write.format("bsup").partitionBy("p").save(path)
+    out = {}
+    for on in (True, False):
+        spark.conf.set(KEY, "true" if on else "false")
+        try:
+            df = spark.read.format("bsup").load(path).where("id % 2 = 0") \
+                .select("id", "p", "s", F.input_file_name().alias("f"), F.col("_metadata.file_name").alias("name"))
+            plan = df._jdf.queryExecution().executedPlan().toString()
+            assert ("ColumnarToRow" in plan) == on
+            out[on] = sorted(tuple(r) for r in df.collect())
+        finally:
+            spark.conf.unset(KEY)
+    assert out[True] == out[False]
+    assert len(out[True]) == 150
+    for id_, p, s, f, name in out[True]:
+        assert p == id_ % 3 and s == f"v{id_}" and f"p={p}" in f and f.endswith(name)
