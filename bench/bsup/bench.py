@@ -52,15 +52,31 @@ def data():
 
 
 # name -> (data source, write options). bsup5: the same records as Super Binary version 5.
+# bsup_rows / bsup5_rows: the same files read by the row reader (spark.superspark.bsup.vectorized.enabled
+# false); bsup and bsup5 read in columnar batches (the default).
 FORMATS = {
     "bsup": ("bsup", {"compression": "lz4"}),
     "bsup5": ("bsup", {"compression": "lz4", "version": "5"}),
+    "bsup_rows": ("bsup", {"compression": "lz4"}),
+    "bsup5_rows": ("bsup", {"compression": "lz4", "version": "5"}),
     "avro": ("avro", {"compression": "snappy"}),
     "json": ("json", {}),
 }
 
 
 KINDS = ("write", "read_full", "read_2cols")  # writes first: the reads read what they wrote
+
+
+VECTORIZED = "spark.superspark.bsup.vectorized.enabled"
+
+
+def with_reader(fmt, fn):
+    """Runs `fn` with the row reader for the *_rows formats, the columnar one otherwise."""
+    spark.conf.set(VECTORIZED, "false" if fmt.endswith("_rows") else "true")
+    try:
+        fn()
+    finally:
+        spark.conf.unset(VECTORIZED)
 
 
 def timed(fn):
@@ -86,11 +102,11 @@ def main():
                 jobs[(fmt, kind)] = lambda fmt=fmt, source=source, opts=opts: \
                     df.write.format(source).options(**opts).mode("overwrite").save(paths[fmt])
             elif kind == "read_full":
-                jobs[(fmt, kind)] = lambda fmt=fmt: \
-                    reader(fmt).load(paths[fmt]).write.format("noop").mode("overwrite").save()
+                jobs[(fmt, kind)] = lambda fmt=fmt: with_reader(fmt, lambda: \
+                    reader(fmt).load(paths[fmt]).write.format("noop").mode("overwrite").save())
             else:
-                jobs[(fmt, kind)] = lambda fmt=fmt: \
-                    reader(fmt).load(paths[fmt]).select("id", "s").write.format("noop").mode("overwrite").save()
+                jobs[(fmt, kind)] = lambda fmt=fmt: with_reader(fmt, lambda: \
+                    reader(fmt).load(paths[fmt]).select("id", "s").write.format("noop").mode("overwrite").save())
     # Warm up (JIT, file cache), then repeat every job round-robin, the formats of one kind of job
     # next to each other, so that noise from the machine hits them alike.
     for job in jobs.values():
@@ -120,6 +136,12 @@ def main():
             print(f"ratio=bsup/{other} {k} {ratio('bsup', other, k):.2f}")
     for k in KINDS:
         print(f"ratio=bsup5/avro {k} {ratio('bsup5', 'avro', k):.2f}")
+    # The row reader on the same files, and the columnar reader against it.
+    for k in ("read_full", "read_2cols"):
+        print(f"ratio=bsup_rows/avro {k} {ratio('bsup_rows', 'avro', k):.2f}")
+        print(f"ratio=bsup5_rows/avro {k} {ratio('bsup5_rows', 'avro', k):.2f}")
+        print(f"ratio=bsup/bsup_rows {k} {ratio('bsup', 'bsup_rows', k):.2f} (columnar vs row reader, version 0)")
+        print(f"ratio=bsup5/bsup5_rows {k} {ratio('bsup5', 'bsup5_rows', k):.2f} (columnar vs row reader, version 5)")
     # Version 5 vs version 0 (target: within 10%, i.e. >= 0.90).
     for k in KINDS:
         print(f"ratio=bsup5/bsup {k} {ratio('bsup5', 'bsup', k):.2f}")

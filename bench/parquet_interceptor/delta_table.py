@@ -2,12 +2,12 @@
 
 Spark 4.2 with delta-spark 4.4.0 (the line's venv, .venv-spark4.2, and Delta's jars, both made by
 `SPARK_LINE=4.2 dev/setup.sh`). The table: bench-interceptor's wide files (run.py's `generate`:
-FILES files of COLUMNS int64 columns x ROW_GROUPS row groups, with the footer extension), hard-linked
-into their own folder and made a Delta table by `CONVERT TO DELTA ... NO STATISTICS` (Delta's own
-writer cannot write the footer: docs/parquet-interceptor.md, "Delta Lake"). The query: Delta's
-scan of 5 of the columns, `.where(c0 < 500)`, counted, twice in a row (first, second), with
-`spark.superspark.parquet.footer.read` off (Delta's own reader: the scan is Delta's format with no
-superspark code in its path) and on, the footer cache emptied before each first query,
+FILES files of COLUMNS int64 columns x ROW_GROUPS row groups, plain and with the footer extension),
+each set hard-linked into its own folder and made a Delta table by `CONVERT TO DELTA ... NO STATISTICS`
+(Delta's own writer cannot write the footer: docs/parquet-interceptor.md, "Delta Lake"). The query:
+Delta's scan of 5 of the columns, `.where(c0 < 500)`, counted, twice in a row (first, second), with
+`spark.superspark.parquet.footer.read` off (Delta's own reader on the plain table: the scan is
+Delta's format with no superspark code in its path) and on (the extended table), the footer cache emptied before each first query,
 interleaved rounds after a warm-up, medians; the whole query, and its planning and execution
 apart (delta_planning_*, delta_execution_*: Delta's optimizer runs Spark jobs over the table's
 log while planning, the same work with and without superspark). Also printed: the FlatBuffer footers the scans of the
@@ -58,15 +58,17 @@ def main() -> None:
         "spark.superspark.parquet.footer.cache.maxBytes": base.CACHE_BYTES,
         "spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("ERROR")
-    table = delta_copy(base.generate())
-    if not os.path.exists(os.path.join(table, "_delta_log")):
-        t = time.time()
-        spark.sql(f"CONVERT TO DELTA parquet.`{table}` NO STATISTICS")
-        print(f"CONVERT TO DELTA in {time.time() - t:.1f} s", flush=True)
+    plain, extended = base.generate()
+    tables = {"off": delta_copy(plain), "on": delta_copy(extended)}
+    for table in tables.values():
+        if not os.path.exists(os.path.join(table, "_delta_log")):
+            t = time.time()
+            spark.sql(f"CONVERT TO DELTA parquet.`{table}` NO STATISTICS")
+            print(f"CONVERT TO DELTA {os.path.basename(table)} in {time.time() - t:.1f} s", flush=True)
 
     cols = [f"c{i}" for i in (0, base.COLUMNS // 4, base.COLUMNS // 2, 3 * base.COLUMNS // 4, base.COLUMNS - 1)]
 
-    def query():
+    def query(table):
         return spark.read.format("delta").load(table).select(*cols).where(f"{cols[0]} < 500")
 
     times = {(q, mode, part): [] for q in ("first", "second") for mode in ("off", "on") for part in ("plan", "run")}
@@ -78,7 +80,7 @@ def main() -> None:
             pi.clear_footer_cache(spark)
             for q in ("first", "second"):
                 pi.reset_footer_metrics(spark)
-                counted = query().groupBy().count()
+                counted = query(tables[mode]).groupBy().count()
                 # Planning (Delta's optimizer rules run Spark jobs over the table's log here) and
                 # execution timed apart: collect() runs the plan made here.
                 plan_secs, _ = base.timed(lambda: counted._jdf.queryExecution().executedPlan())

@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import io.superspark.bsup.functions.{CellDecoder, SbDecode}
-import io.superspark.bsup.spark.{BsupInference, BsupOptions, BsupOutputWriter, BsupRowIterator, SparkReaders, SparkWriters, WriteConf}
+import io.superspark.bsup.spark.{BsupBatchReader, BsupInference, BsupOptions, BsupOutputWriter, BsupRowIterator, SparkReaders,
+  SparkWriters, VectorReaders, WriteConf}
 import io.superspark.bsup.spark.SuperTypes
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.RawLocalFileSystem
@@ -49,10 +50,11 @@ import org.apache.spark.sql.types.{BinaryType, DataType, Metadata, StringType, S
 object BsupFuzz {
 
   final case class Counts(var inputs: Int = 0, var decoded: Int = 0, var errors: Int = 0, var decodes: Long = 0,
-      failures: ArrayBuffer[String] = ArrayBuffer.empty, var unionWrites: Int = 0, var refusedWrites: Int = 0) {
+      failures: ArrayBuffer[String] = ArrayBuffer.empty, var unionWrites: Int = 0, var refusedWrites: Int = 0,
+      var columnar: Int = 0) {
     override def toString: String =
       s"inputs=$inputs decoded=$decoded clear_errors=$errors decodes=$decodes union_struct_writes=$unionWrites " +
-        s"refused_v5_writes=$refusedWrites failures=${failures.size}"
+        s"refused_v5_writes=$refusedWrites columnar_compared=$columnar failures=${failures.size}"
   }
 
   final case class Seed(name: String, bytes: Array[Byte])
@@ -238,6 +240,19 @@ object BsupFuzz {
       val it = new BsupRowIterator(pf, conf, schema, opts)
       val conv = CatalystTypeConverters.createToScalaConverter(schema)
       try it.map(r => conv(r).asInstanceOf[Row]).toList finally it.close()
+    }
+
+    /**
+     * The same rows through the columnar reader (batches of `capacity` rows, so batch ends fall
+     * inside the input), or None when the schema keeps the row reader.
+     */
+    def columnarRows(p: Path, len: Long, start: Long, end: Long, schema: StructType, opts: BsupOptions,
+        capacity: Int): Seq[Row] = {
+      val pf = PartitionedFile(InternalRow.empty, SparkPath.fromPath(new org.apache.hadoop.fs.Path(p.toUri)), start,
+        end - start, Array.empty[String], 0L, len)
+      val it = new BsupBatchReader(pf, conf, schema, new StructType(), opts, None, capacity)
+      val conv = CatalystTypeConverters.createToScalaConverter(schema)
+      try it.flatMap(b => b.rowIterator().asScala.map(r => conv(r).asInstanceOf[Row]).toList).toList finally it.close()
     }
 
     def sparkCells(b: Array[Byte], target: DataType): Seq[Any] = {
@@ -427,6 +442,21 @@ object BsupFuzz {
         if (mode eq permissive) whole match {
           case Clear(e) => throw new Failure(s"spark reader: PERMISSIVE failed: ${e.getMessage}", e)
           case _ =>
+        }
+        // The columnar reader: the same rows (corrupt-record text included) or the same error.
+        if (s.forall(f => VectorReaders.supports(f.dataType))) {
+          val cols = outcome("spark reader (columnar)", len)(columnarRows(file, len, 0, len, s, mode, 3))
+          c.decodes += 1
+          c.columnar += 1
+          (whole, cols) match {
+            case (Decoded(w), Decoded(v)) if !sameRows(w, v) =>
+              val i = w.indices.find(i => i >= v.size || !sameRows(Seq(w(i)), Seq(v(i)))).getOrElse(w.size)
+              throw new Failure(s"spark reader (columnar): other rows than the row reader (${w.size} rows vs ${v.size}); " +
+                s"row $i: ${w.lift(i)} vs ${v.lift(i)}")
+            case (Decoded(_), Decoded(_)) =>
+            case (Clear(a), Clear(b)) if a.getMessage == b.getMessage =>
+            case other => throw new Failure(s"spark reader (columnar) disagrees with the row reader: $other")
+          }
         }
         if (len > 1) {
           val mid = 1 + rnd.nextInt(len - 1)

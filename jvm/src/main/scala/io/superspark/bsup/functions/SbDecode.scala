@@ -28,7 +28,12 @@ private[superspark] case class SbDecode(
   override def prettyName: String = name
 
   @transient private lazy val typeOptions = SbDecode.parseOptions(options, name)._2
-  @transient private lazy val readers = ReaderCache.readers(t => SparkReaders.compile(t, target, typeOptions))
+  // sb_decode's records fill one typed row per reader (a SpecificInternalRow, no boxing), as
+  // from_avro's deserializer does: the caller copies the result before the next row (projections
+  // write it into their UnsafeRow; collecting aggregates copy their values). sb_decode_all's
+  // records, several in one array, are rows of their own.
+  @transient private lazy val readers =
+    ReaderCache.readers(t => SparkReaders.compile(t, target, typeOptions, reuseRows = !all))
 
   private def current(): Any =
     if (decoder.valueLength < 0) null

@@ -7,6 +7,8 @@ import org.apache.hadoop.mapreduce.Job
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{FileFormat, OutputWriterFactory, PartitionedFile}
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.{DataSourceRegister, Filter}
 import org.apache.spark.sql.superspark.SuperSparkSQLConf
 import org.apache.spark.sql.types._
@@ -61,6 +63,39 @@ private[superspark] class BsupFileFormat extends FileFormat with DataSourceRegis
     new SparkWriters.StructWriter(BsupOutputWriter.recordType(dataSchema, opts), dataSchema,
       WriteConf.forWrite(opts.version, opts.superdbReadable))
     new BsupOutputWriterFactory(opts)
+  }
+
+  /**
+   * Columnar batches (BsupBatchReader) when the setting is on and every column has a type the
+   * column vectors hold; else rows.
+   */
+  override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
+    SuperSparkSQLConf.bsupVectorized(spark.sessionState.conf) && schema.forall(f => VectorReaders.supports(f.dataType))
+
+  override def vectorTypes(requiredSchema: StructType, partitionSchema: StructType,
+      sqlConf: SQLConf): Option[Seq[String]] =
+    Some(Seq.fill(requiredSchema.length + partitionSchema.length)(classOf[OnHeapColumnVector].getName))
+
+  override def buildReaderWithPartitionValues(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    // The scan says whether it takes batches (it asked supportBatch with the same schema).
+    val batches = options.get(FileFormat.OPTION_RETURNING_BATCH).map(_.toBoolean)
+      .getOrElse(supportBatch(spark, StructType(requiredSchema.fields ++ partitionSchema.fields)))
+    if (!batches) {
+      super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    } else {
+      val opts = bsupOptions(spark, options)
+      val conf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
+      val filter = if (opts.variant) None else BsupFilters.compile(filters, requiredSchema)
+      (file: PartitionedFile) => new BsupBatchReader(file, conf.value.value, requiredSchema, partitionSchema, opts, filter,
+        BsupBatchReader.Capacity).asInstanceOf[Iterator[InternalRow]]
+    }
   }
 
   override def buildReader(

@@ -22,19 +22,12 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
     filter: Option[BsupFilters.Compiled] = None)
   extends Iterator[InternalRow] {
 
-  private val path = file.toPath
-  private val source = path.toString
-  private val corruptIdx = {
-    val i = requiredSchema.fieldNames.indexOf(opts.columnNameOfCorruptRecord)
-    if (i >= 0 && requiredSchema.fields(i).dataType.isInstanceOf[StringType]) i else -1
-  }
+  private val corruptIdx = BsupRowIterator.corruptIndex(requiredSchema, opts)
   private val width = requiredSchema.length
-  private val wrapOrdinal = if (requiredSchema.length - (if (corruptIdx >= 0) 1 else 0) == 1) {
-    requiredSchema.fieldNames.indexOf(SuperTypes.ValueColumn)
-  } else -1
+  private val wrapOrdinal = BsupRowIterator.wrapOrdinal(requiredSchema, corruptIdx)
   private val fullValueColumn = opts.variant
 
-  private val reader: BsupReader = open()
+  private val reader: BsupReader = BsupRowIterator.open(file, conf, opts)
   private var nextRow: InternalRow = _
   private var finished = reader == null
 
@@ -45,26 +38,6 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
   private val mutableRow = new SpecificInternalRow(requiredSchema.fields.map(_.dataType).toIndexedSeq)
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
-
-  private def open(): BsupReader = {
-    val fs = path.getFileSystem(conf)
-    val fileLength = if (file.fileSize > 0) file.fileSize else fs.getFileStatus(path).getLen
-    val end = file.start + file.length
-    val start =
-      if (file.start <= 0) 0L
-      else {
-        val in = fs.open(path)
-        try BsupReader.firstStreamStart(in, file.start, source, fileLength)
-        catch { case e: BsupException => if (opts.isFailFast) throw BsupRowIterator.malformed(e) else -1L }
-        finally in.close()
-      }
-    if (start < 0 || start >= end) null
-    else {
-      val in = fs.open(path)
-      in.seek(start)
-      new BsupReader(in, source, start, fileLength, end)
-    }
-  }
 
   /** Converts top-level values of one type into rows. */
   private abstract class TopReader {
@@ -95,11 +68,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
       }
     } else t.underlying match {
       case rt: RecordType =>
-        val target = if (corruptIdx >= 0) {
-          StructType(requiredSchema.fields.zipWithIndex.map { case (f, i) =>
-            if (i == corruptIdx) f.copy(name = "\u0000corrupt") else f
-          })
-        } else requiredSchema
+        val target = BsupRowIterator.recordTarget(requiredSchema, corruptIdx)
         val r = new SparkReaders.RecordReader(rt, target, opts.typeOptions, reuseRows = true)
         filter match {
           case Some(f) => new TopReader {
@@ -113,8 +82,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
           }
         }
       case _ => new TopReader {
-        def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean =
-          s.fail(off, s"a value of type $t is not a record and the schema has no '${SuperTypes.ValueColumn}' column")
+        def fill(s: Src, off: Int, len: Int, row: InternalRow): Boolean = BsupRowIterator.notARecord(s, off, t)
       }
     }
   }
@@ -196,6 +164,51 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
 }
 
 private[superspark] object BsupRowIterator {
+  /** The reader of a split's streams (those that start inside it), or null when there are none. */
+  def open(file: PartitionedFile, conf: Configuration, opts: BsupOptions): BsupReader = {
+    val path = file.toPath
+    val source = path.toString
+    val fs = path.getFileSystem(conf)
+    val fileLength = if (file.fileSize > 0) file.fileSize else fs.getFileStatus(path).getLen
+    val end = file.start + file.length
+    val start =
+      if (file.start <= 0) 0L
+      else {
+        val in = fs.open(path)
+        try BsupReader.firstStreamStart(in, file.start, source, fileLength)
+        catch { case e: BsupException => if (opts.isFailFast) throw malformed(e) else -1L }
+        finally in.close()
+      }
+    if (start < 0 || start >= end) null
+    else {
+      val in = fs.open(path)
+      in.seek(start)
+      new BsupReader(in, source, start, fileLength, end)
+    }
+  }
+
+  /** The corrupt-record column's ordinal (a string column of that name), or -1. */
+  def corruptIndex(requiredSchema: StructType, opts: BsupOptions): Int = {
+    val i = requiredSchema.fieldNames.indexOf(opts.columnNameOfCorruptRecord)
+    if (i >= 0 && requiredSchema.fields(i).dataType.isInstanceOf[StringType]) i else -1
+  }
+
+  /** The `value` column's ordinal when it is the only data column (non-record values go there), or -1. */
+  def wrapOrdinal(requiredSchema: StructType, corruptIdx: Int): Int =
+    if (requiredSchema.length - (if (corruptIdx >= 0) 1 else 0) == 1) requiredSchema.fieldNames.indexOf(SuperTypes.ValueColumn)
+    else -1
+
+  /** The struct a top-level record is read into: the corrupt-record column renamed so no field fills it. */
+  def recordTarget(requiredSchema: StructType, corruptIdx: Int): StructType =
+    if (corruptIdx >= 0) {
+      StructType(requiredSchema.fields.zipWithIndex.map { case (f, i) =>
+        if (i == corruptIdx) f.copy(name = "\u0000corrupt") else f
+      })
+    } else requiredSchema
+
+  def notARecord(s: Src, off: Int, t: SuperType): Nothing =
+    s.fail(off, s"a value of type $t is not a record and the schema has no '${SuperTypes.ValueColumn}' column")
+
   /** Spark's error for a malformed record in FAILFAST mode, naming file and byte offset. */
   def malformed(e: BsupException): SparkException = new SparkException(
     errorClass = "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",

@@ -87,6 +87,12 @@ object SuperSparkSQLConf {
       "types are merged in file order. 1 reads them one after another.")
       .version(Since).intConf.checkValue(_ >= 1, "must be 1 or more").createWithDefault(8))
 
+  val BsupVectorized: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.bsup.vectorized.enabled")(
+    _.doc("Read the bsup data source in columnar batches, values decoded straight into Spark's column vectors, " +
+      "when every column read has a type the vectors hold (not VARIANT or void). false: the row reader. Both " +
+      "give the same rows.")
+      .version(Since).booleanConf.createWithDefault(true))
+
   def register(): Unit = ()
 
   def footerRead(conf: SQLConf): Boolean = conf.getConf(FooterRead)
@@ -99,4 +105,5 @@ object SuperSparkSQLConf {
   def alpForm(conf: SQLConf): String = conf.getConf(AlpForm)
   def alpRead(conf: SQLConf): Boolean = conf.getConf(AlpRead)
   def bsupInferenceThreads(conf: SQLConf): Int = conf.getConf(BsupInferenceThreads)
+  def bsupVectorized(conf: SQLConf): Boolean = conf.getConf(BsupVectorized)
 }
