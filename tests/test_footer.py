@@ -245,7 +245,7 @@ def test_generated_classes_target_the_runtime_version():
     assert text.count(call) == text.count("ValidateVersion()") > 0
     # Each line's FlatBuffersRuntime checks the flatbuffers-java that line's pyspark ships.
     for folder, runtime in (("spark-4.0", "24_3_25"), ("spark-4.1-4.3", "25_2_10")):
-        path = os.path.join(REPO, "jvm", "src", "main", folder, "scala", "io", "superspark", "parquet", "footer",
+        path = os.path.join(REPO, "jvm", "src", "main", folder, "scala", "io", "superspark", "parquet", "footer", "codec",
                             "FlatBuffersRuntime.scala")
         assert f"Constants.FLATBUFFERS_{runtime}()" in open(path).read(), path
 
