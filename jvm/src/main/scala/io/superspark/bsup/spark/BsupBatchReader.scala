@@ -95,25 +95,7 @@ private[superspark] final class BsupBatchReader(file: PartitionedFile, conf: Con
     }
   }
 
-  private val byId = new java.util.HashMap[Integer, Top]()
-  private val byType = new java.util.HashMap[SuperType, Top]()
-  private var stream = -1
-  private var lastId = -1
-  private var lastTop: Top = _
-
-  private def top(): Top = {
-    if (reader.streamNumber != stream) { byId.clear(); stream = reader.streamNumber; lastId = -1 }
-    if (reader.typeId == lastId) return lastTop
-    var r = byId.get(reader.typeId)
-    if (r == null) {
-      r = byType.get(reader.valueType)
-      if (r == null) { r = compileTop(reader.valueType); byType.put(reader.valueType, r) }
-      byId.put(reader.typeId, r)
-    }
-    lastId = reader.typeId
-    lastTop = r
-    r
-  }
+  private val tops = new TopCache[Top](compileTop)
 
   /** Sets the row's columns null, but for column `except`. */
   private def nullRow(row: Int, except: Int = -1): Unit = {
@@ -154,7 +136,7 @@ private[superspark] final class BsupBatchReader(file: PartitionedFile, conf: Con
       val keep =
         if (reader.valueLength >= 0) {
           src.cursor = reader.frameCursor
-          val t = top()
+          val t = tops(reader)
           if (!t.setsEveryColumn) nullRow(row, t.sets)
           t.fill(src, reader.valueOffset, reader.valueLength, row)
         } else {

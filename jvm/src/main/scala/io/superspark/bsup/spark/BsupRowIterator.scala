@@ -31,9 +31,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
   private var nextRow: InternalRow = _
   private var finished = reader == null
 
-  private val byId = new java.util.HashMap[Integer, TopReader]()
-  private val byType = new java.util.HashMap[SuperType, TopReader]()
-  private var stream = -1
+  private val tops = new TopCache[TopReader](compileTop)
   private val src = new Src(null)
   private val mutableRow = new SpecificInternalRow(requiredSchema.fields.map(_.dataType).toIndexedSeq)
 
@@ -87,22 +85,6 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
     }
   }
 
-  private var lastId = -1
-  private var lastReader: TopReader = _
-
-  private def topReader(): TopReader = {
-    if (reader.streamNumber != stream) { byId.clear(); stream = reader.streamNumber; lastId = -1 }
-    if (reader.typeId == lastId) return lastReader
-    var r = byId.get(reader.typeId)
-    if (r == null) {
-      r = byType.get(reader.valueType)
-      if (r == null) { r = compileTop(reader.valueType); byType.put(reader.valueType, r) }
-      byId.put(reader.typeId, r)
-    }
-    lastId = reader.typeId
-    lastReader = r
-    r
-  }
 
   private def clear(row: InternalRow): Unit = {
     var i = 0
@@ -136,7 +118,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
           val keep =
             if (reader.valueLength >= 0) {
               src.cursor = reader.frameCursor
-              val top = topReader()
+              val top = tops(reader)
               if (!top.setsEveryColumn) clear(row)
               top.fill(src, reader.valueOffset, reader.valueLength, row)
             } else { clear(row); filter.forall(_.pred(row)) }
@@ -214,4 +196,31 @@ private[superspark] object BsupRowIterator {
     errorClass = "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
     messageParameters = Map("badRecord" -> e.getMessage, "failFastMode" -> "FAILFAST"),
     cause = e)
+}
+
+/**
+ * The compiled reader of each top-level value type a split meets: by the stream's type id
+ * (cleared at each new stream, whose ids start over), then by the type itself (a type seen in an
+ * earlier stream is not compiled again), the last one at hand. The row and the columnar readers'.
+ */
+private[spark] final class TopCache[T <: AnyRef](compile: SuperType => T) {
+  private val byId = new java.util.HashMap[Integer, T]()
+  private val byType = new java.util.HashMap[SuperType, T]()
+  private var stream = -1
+  private var lastId = -1
+  private var last: T = _
+
+  def apply(reader: BsupReader): T = {
+    if (reader.streamNumber != stream) { byId.clear(); stream = reader.streamNumber; lastId = -1 }
+    if (reader.typeId == lastId) return last
+    var r = byId.get(reader.typeId)
+    if (r == null) {
+      r = byType.get(reader.valueType)
+      if (r == null) { r = compile(reader.valueType); byType.put(reader.valueType, r) }
+      byId.put(reader.typeId, r)
+    }
+    lastId = reader.typeId
+    last = r
+    r
+  }
 }

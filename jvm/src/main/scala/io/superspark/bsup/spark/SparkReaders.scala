@@ -50,6 +50,30 @@ private[superspark] final class Src(c: Cursor) {
     }
     len
   }
+
+  /**
+   * The number of elements of the container body `buf[off, end)`, each skipped by its tag;
+   * with `checkOrder` (a set), elements must be in strictly increasing byte order, tag included.
+   */
+  def countElements(off: Int, end: Int, checkOrder: Boolean): Int = {
+    var n = 0
+    var p = off
+    var prevStart = -1
+    var prevEnd = -1
+    while (p < end) {
+      val start = p
+      val l = tag(p, end)
+      p = next + math.max(l, 0)
+      n += 1
+      if (checkOrder) {
+        if (prevStart >= 0 && java.util.Arrays.compareUnsigned(buf, prevStart, prevEnd, buf, start, p) >= 0) {
+          fail(start, "set element is not in increasing order (or is a duplicate)")
+        }
+        prevStart = start; prevEnd = p
+      }
+    }
+    n
+  }
 }
 
 /** Converts the non-null body `buf[off, off+len)` of a Super value to a Spark internal value. */
@@ -357,29 +381,13 @@ private[superspark] object SparkReaders {
         if (a != null) return a
       }
       val end = off + len
-      var n = 0
-      var p = off
-      var prevStart = -1
-      var prevEnd = -1
-      while (p < end) {
-        val start = p
-        val l = s.tag(p, end)
-        p = s.next + math.max(l, 0)
-        n += 1
-        if (checkOrder) {
-          // Set elements must be in strictly increasing byte order (tag included).
-          if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
-            s.fail(start, "set element is not in increasing order (or is a duplicate)")
-          }
-          prevStart = start; prevEnd = p
-        }
-      }
+      val n = s.countElements(off, end, checkOrder)
       if (primitive != 0 && checkOrder) {
         val a = readPrimitive(s, off, end)
         if (a != null) return a
       }
       val out = new Array[Any](n)
-      p = off; var i = 0
+      var p = off; var i = 0
       while (p < end) {
         val l = s.tag(p, end)
         p = s.next

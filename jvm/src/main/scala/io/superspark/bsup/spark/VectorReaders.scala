@@ -292,25 +292,10 @@ private[superspark] object VectorReaders {
     def read(s: Src, off: Int, len: Int, row: Int): Unit = {
       val end = off + len
       if (onePass && !checkOrder && primitivePass(s, off, end, row)) return
-      var n = 0
-      var p = off
-      var prevStart = -1
-      var prevEnd = -1
-      while (p < end) {
-        val start = p
-        val l = s.tag(p, end)
-        p = s.next + math.max(l, 0)
-        n += 1
-        if (checkOrder) {
-          if (prevStart >= 0 && java.util.Arrays.compareUnsigned(s.buf, prevStart, prevEnd, s.buf, start, p) >= 0) {
-            s.fail(start, "set element is not in increasing order (or is a duplicate)")
-          }
-          prevStart = start; prevEnd = p
-        }
-      }
+      val n = s.countElements(off, end, checkOrder)
       if (onePass && checkOrder && primitivePass(s, off, end, row)) return
       val first = sink.append(n)
-      p = off
+      var p = off
       var i = 0
       while (p < end) {
         val l = s.tag(p, end)
