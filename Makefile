@@ -7,8 +7,11 @@
 SPARK_LINE ?= 4.3
 ALL_LINES = 4.0 4.1 4.2 4.3
 OTHER_LINES ?= 4.0 4.1 4.2
-# What runs on the other lines: the suites that touch line-specific code, and Delta Lake.
-LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.*
+# What runs on the other lines: the suites that touch line-specific code (the interceptor, ALP's
+# scan, the bsup columnar reader's FileFormat batch API), Delta Lake, and the package check (the
+# Delta lines compile more packages).
+LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.* \
+	io.superspark.bsup.spark.BsupColumnarSuite io.superspark.PackageCyclesSuite
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
 	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py \
 	$(wildcard tests/test_arrow*.py)
