@@ -14,7 +14,6 @@ import java.nio.file.{Files, Paths}
 
 ThisBuild / organization := "io.superspark"
 ThisBuild / version := "0.1.0"
-ThisBuild / scalaVersion := "2.13.18"
 
 /** Each supported Spark line and the pyspark release its jar is built against (the newest patch on PyPI). */
 lazy val SparkLines = Map("4.0" -> "4.0.5", "4.1" -> "4.1.4", "4.2" -> "4.2.1", "4.3" -> "4.3.0")
@@ -23,6 +22,13 @@ lazy val sparkLine = {
   require(SparkLines.contains(l), s"SPARK_LINE=$l: supported lines are ${SparkLines.keys.toSeq.sorted.mkString(", ")}")
   l
 }
+/**
+ * Each line's Scala: the scala-library inside its pyspark wheel. A jar compiled by a newer 2.13
+ * calls what an older library lacks (2.13.18's case classes call `caseClassHash`, which Spark
+ * 4.0.5's 2.13.16 does not have: every bsup write failed on 4.0 with NoSuchMethodError).
+ */
+lazy val ScalaVersions = Map("4.0" -> "2.13.16", "4.1" -> "2.13.17", "4.2" -> "2.13.18", "4.3" -> "2.13.18")
+ThisBuild / scalaVersion := ScalaVersions(sparkLine)
 /** Delta Lake's artifact for each line it supports (delta-spark 4.4.0: Spark 4.0, 4.1 and 4.2). */
 lazy val DeltaVersion = "4.4.0"
 lazy val DeltaArtifacts = Map("4.0" -> "delta-spark_4.0_2.13", "4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_4.2_2.13")
@@ -65,7 +71,7 @@ lazy val root = (project in file("."))
       }
     },
     // Provided: on the compile and test classpaths, never in the jar. Scala's own jars come
-    // from sbt's scalaVersion (the same 2.13.18), so they are left out here (Scala modules
+    // from sbt's scalaVersion (the line's own, ScalaVersions), so they are left out here (Scala modules
     // Spark needs, e.g. scala-parser-combinators for variant shredding, stay).
     Compile / unmanagedJars := {
       val dir = sparkJarsDir.value

@@ -59,25 +59,25 @@ private[superspark] final case class Field(name: String, typ: SuperType)
 // can build) then hashes in time linear in its distinct parts, not in its expanded size.
 private[superspark] final case class RecordType(fields: IndexedSeq[Field]) extends SuperType {
   def fieldIndex(name: String): Int = fields.indexWhere(_.name == name)
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class ArrayType(elem: SuperType) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class SetType(elem: SuperType) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class MapType(key: SuperType, value: SuperType) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class UnionType(types: IndexedSeq[SuperType]) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class EnumType(symbols: IndexedSeq[String]) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class ErrorType(inner: SuperType) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 private[superspark] final case class NamedType(name: String, inner: SuperType) extends SuperType {
   override def underlying: SuperType = inner.underlying
@@ -146,7 +146,7 @@ private[superspark] object RecursiveRef {
  * carries the type it had before fusion (see [[FusionValue]]).
  */
 private[superspark] final case class FusionType(inner: SuperType) extends SuperType {
-  override val hashCode: Int = scala.util.hashing.MurmurHash3.caseClassHash(this)
+  override val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
 }
 
 private[superspark] object SuperType {
