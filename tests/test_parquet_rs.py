@@ -311,3 +311,21 @@ def test_corpus_after_add_reads_the_same_in_arrow_rs(rs, tmp_path):
           f"({not_read}), {len(not_added)} not added ({not_added})")
     assert len(names) > 50 and len(checked) >= 40, (len(names), len(checked))
     assert all(s == "refused" for _, s in not_added), not_added
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_pyarrow_and_duckdb_on_arrow_rs_alp_files(rs, tmp_path, version):
+    """docs/alp.md's reader table, arrow-rs rows: pyarrow 26 reads the footer and the other
+    columns but not ALP pages; DuckDB 2.0 refuses the file (any column)."""
+    import duckdb
+
+    arr = pa.array(np.round(np.arange(5000) * 0.01, 2))
+    f = _write_rs(rs, tmp_path, f"other_v{version}", arr, False, "zstd", version, 3000, 1000)
+    meta = pq.ParquetFile(f).metadata
+    assert meta.num_rows == 5000 and "UNKNOWN" in meta.row_group(0).column(1).encodings
+    with pytest.raises(OSError, match="Unknown encoding type"):
+        pq.read_table(f, columns=["v"])
+    assert pq.read_table(f, columns=["id"]).column("id").to_pylist() == list(range(5000))
+    for col in ("v", "id"):
+        with pytest.raises(duckdb.Error, match="Invalid data"):
+            duckdb.sql(f"SELECT sum({col}) FROM '{f}'").fetchall()
