@@ -199,6 +199,10 @@ def test_arrow_rs_alp_reads_the_same_bits_in_superspark(spark, rs, tmp_path, cod
     cases = [("d", True, 30_000, 7_000), ("f", True, 25_000, 4_096), ("req", False, 65_536, 65_536),
              ("rep", False, 20_000, 1_000)]
     for name, nullable, per_group, page_rows in cases:
+        if codec == "lz4":
+            # Hadoop-framed LZ4: parquet-java's decompressor takes blocks of at most 256 KiB and
+            # arrow-rs writes a page as one block: keep LZ4 pages under that (see the other direction)
+            page_rows = min(page_rows, 30_000)
         arr = t.column(name).combine_chunks()
         path = _write_rs(rs, tmp_path, f"{name}_{codec}_v{version}", arr, nullable, codec, version, per_group,
                          page_rows)
@@ -255,7 +259,6 @@ def _values_of(d):
 
 def _check_forms(rs, original, work):
     base = dump(rs, original)
-    assert base["num_rows"] > 0 or not base["row_groups"]
     shutil.copy(original, work)
     seen = []
     for form in ("private", "intermediate", "plain", "intermediate", "private", "final"):

@@ -168,7 +168,9 @@ def _runner(fn, eval_type, wired, wired_by_name, cfg):
             raise ExtensionTypeError(f"result of {fn.__name__}: {e}") from None
         return r  # a Python value: pyspark converts it
 
-    if eval_type in (E.SQL_SCALAR_ARROW_ITER_UDF, E.SQL_GROUPED_AGG_ARROW_ITER_UDF):
+    # the iterator aggregate form exists from pyspark 4.2 on (None before: never matches)
+    agg_iter = getattr(E, "SQL_GROUPED_AGG_ARROW_ITER_UDF", None)
+    if eval_type in (E.SQL_SCALAR_ARROW_ITER_UDF, agg_iter):
         def wrap_item(item):
             if isinstance(item, tuple):
                 return tuple(arg(i, a) for i, a in enumerate(item))
@@ -177,7 +179,7 @@ def _runner(fn, eval_type, wired, wired_by_name, cfg):
         def run(iterator):
             load()
             out = fn(wrap_item(x) for x in iterator)
-            if eval_type == E.SQL_GROUPED_AGG_ARROW_ITER_UDF:
+            if eval_type == agg_iter:
                 return result(out)
             return (result(r) for r in out)
     else:
