@@ -395,7 +395,7 @@ def apply_in_arrow(grouped, fn, schema):
         eval_type = None
     with_key = _nargs(fn) == 2
 
-    if eval_type == PythonEvalType.SQL_GROUPED_MAP_ARROW_ITER_UDF:
+    if eval_type == getattr(PythonEvalType, "SQL_GROUPED_MAP_ARROW_ITER_UDF", None):  # 4.1+
         def batches_of(batches, call):
             c = codec.load()
             for out in call(c.wrap_batch(b) for b in batches):
