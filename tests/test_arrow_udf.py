@@ -298,9 +298,12 @@ def test_cogroup_apply_in_arrow(spark, tagged):
                                   pa.schema([pa.field("flag", pa.uuid())])).collect()
 
 
-@pytest.mark.skipif(LINE >= (4, 1), reason="the error is for PySpark 4.0 only")
 def test_arrow_udf_is_a_clear_error_before_4_1(spark):
+    from pyspark.util import PythonEvalType
     from superspark.arrow._pyspark import ArrowLayerUnsupported
 
-    with pytest.raises(ArrowLayerUnsupported, match="arrow_udf needs pyspark 4.1 or later"):
-        sa.arrow_udf(lambda a: a, "long")
+    if LINE < (4, 1):
+        with pytest.raises(ArrowLayerUnsupported, match="arrow_udf needs pyspark 4.1 or later"):
+            sa.arrow_udf(lambda a: a, "long")
+    else:
+        assert sa.arrow_udf(lambda a: a, "long").evalType == PythonEvalType.SQL_SCALAR_ARROW_UDF
