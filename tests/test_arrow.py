@@ -21,10 +21,10 @@ from arrow_tables import UUIDS, all_types_table, ext  # noqa: E402
 # ---------------------------------------------------------------- registration
 
 
-def test_all_seven_types_are_constructible_and_named():
+def test_all_eight_types_are_constructible_and_named():
     types = [pa.uuid(), pa.json_(), pa.bool8(), pa.opaque(pa.null(), "t", "v"),
              pa.fixed_shape_tensor(pa.int32(), [2]), sa.variable_shape_tensor(pa.int8(), 3),
-             sa.variant()]
+             sa.variant(), sa.timestamp_with_offset()]
     assert sorted(t.extension_name for t in types) == sorted(sa.CANONICAL_NAMES)
 
 

@@ -22,6 +22,12 @@ U1 = "00112233-4455-6677-8899-aabbccddeeff"
 U2 = "f0e1d2c3-b4a5-9687-7869-5a4b3c2d1e0f"
 
 
+spark40_variant_parquet = pytest.mark.skipif(
+    tuple(int(x) for x in __import__("pyspark").__version__.split(".")[:2]) < (4, 1),
+    reason="Spark 4.0's Parquet VARIANT support: it reads a variant group only with a non-nullable value "
+           "(INVALID_VARIANT_FROM_PARQUET on pyarrow's files) and writes no VARIANT annotation")
+
+
 @pytest.fixture(scope="module")
 def spark_table(spark):
     """A DataFrame made by Spark itself, tagged, collected with to_arrow."""
@@ -101,6 +107,7 @@ def test_duckdb_export_round_trips_through_spark(spark):
         == ("UUID", "HUGEINT", 2)
 
 
+@spark40_variant_parquet
 def test_pyarrow_parquet_through_spark_and_back(spark, tmp_path):
     # arrow.uuid is left out: Spark 4.3 cannot read Parquet UUID columns at all.
     t = all_types_table().drop_columns(["u"])
@@ -116,6 +123,7 @@ def test_pyarrow_parquet_through_spark_and_back(spark, tmp_path):
     assert back.equals(t)
 
 
+@spark40_variant_parquet
 def test_spark_written_variant_parquet_reads_as_arrow_variant(spark, tmp_path):
     spark.sql("""SELECT parse_json('{"a":1}') AS v""").write.parquet(str(tmp_path / "v"))
     t = pq.read_table(str(tmp_path / "v"))

@@ -18,6 +18,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 from arrow_tables import UUIDS, all_types_table, ext  # noqa: E402
 
 FST = pa.fixed_shape_tensor(pa.float32(), [2])
+LINE = tuple(int(x) for x in __import__("pyspark").__version__.split(".")[:2])
+# Arrow UDFs and the iterator form of grouped applyInArrow are PySpark 4.1 features, the
+# iterator aggregate form 4.2's: on older lines test_arrow_udf_is_a_clear_error_before_4_1 checks the error.
+needs_41 = pytest.mark.skipif(LINE < (4, 1), reason="PySpark 4.0 has no Arrow UDFs / iterator applyInArrow")
+needs_42 = pytest.mark.skipif(LINE < (4, 2), reason="the iterator aggregate Arrow UDF is PySpark 4.2's")
 # Functions that run on the Python workers must not use names from arrow_tables (that module
 # is not importable there); pyarrow and superspark are.
 
@@ -40,6 +45,7 @@ def _uuid_of(i):
 # ------------------------------------------------------------------- arrow_udf (scalar)
 
 
+@needs_41
 def test_arrow_udf_sees_declared_types_and_variants(spark, tagged):
     def types(u, j, t, v):
         return pa.array([f"{u.type}|{j.type}|{t.type.extension_name}|{v.type.extension_name}"]
@@ -51,6 +57,7 @@ def test_arrow_udf_sees_declared_types_and_variants(spark, tagged):
                     "arrow.parquet.variant"}
 
 
+@needs_41
 def test_arrow_udf_values_and_extension_result(spark, tagged):
     @sa.arrow_udf(pa.uuid(), argTypes={"u": pa.uuid()})
     def next_id(u: pa.Array) -> pa.Array:
@@ -73,6 +80,7 @@ def test_arrow_udf_values_and_extension_result(spark, tagged):
         "arrow.uuid"
 
 
+@needs_41
 def test_arrow_udf_keyword_arguments(spark, tagged):
     @sa.arrow_udf("string", argTypes={"doc": pa.json_()})
     def kind(n: pa.Array, doc: pa.Array) -> pa.Array:
@@ -82,6 +90,7 @@ def test_arrow_udf_keyword_arguments(spark, tagged):
     assert got == ["arrow.json:0"] * 3 + ["arrow.json:1"] * 3
 
 
+@needs_41
 def test_arrow_udf_returns_a_tensor_and_checks_its_size(spark, tagged):
     @sa.arrow_udf(FST)
     def twice(x: pa.Array) -> pa.Array:
@@ -103,6 +112,7 @@ def test_arrow_udf_returns_a_tensor_and_checks_its_size(spark, tagged):
         tagged.select(bad("k")).collect()
 
 
+@needs_41
 def test_arrow_udf_iterator_form(spark, tagged):
     @sa.arrow_udf("string", argTypes=[pa.json_()])
     def keys(it: Iterator[pa.Array]) -> Iterator[pa.Array]:
@@ -124,6 +134,7 @@ def test_arrow_udf_iterator_form(spark, tagged):
     assert sorted(r.v2.toJson() for r in out.collect()) == [f'{{"n":{i}}}' for i in range(6)]
 
 
+@needs_41
 def test_arrow_udf_grouped_aggregate(spark, tagged):
     @sa.arrow_udf(pa.uuid(), argTypes=[pa.uuid()])
     def smallest(u: pa.Array) -> pa.Scalar:
@@ -137,6 +148,7 @@ def test_arrow_udf_grouped_aggregate(spark, tagged):
     assert [v.bytes for v in t.column("m").to_pylist()] == [_uuid_of(0), _uuid_of(1)]
 
 
+@needs_42
 def test_arrow_udf_iterator_aggregate(spark, tagged):
     @sa.arrow_udf(pa.json_(), argTypes=[pa.json_()])
     def last_doc(it: Iterator[pa.Array]) -> pa.Scalar:
@@ -152,6 +164,7 @@ def test_arrow_udf_iterator_aggregate(spark, tagged):
     assert t.column("d").to_pylist() == ['{"n":4}', '{"n":5}']
 
 
+@needs_41
 def test_arrow_udf_errors(spark, tagged):
     def f(x):
         return x
@@ -170,6 +183,7 @@ def test_arrow_udf_errors(spark, tagged):
         spark.sql("SELECT 'abc' AS s").select(echo(F.col("s").cast("binary"))).collect()
 
 
+@needs_41
 def test_arrow_udf_plain_result_and_nested_return(spark, tagged):
     @sa.arrow_udf(pa.list_(pa.uuid()), argTypes=[pa.uuid()])
     def wrap(u: pa.Array) -> pa.Array:
@@ -195,6 +209,7 @@ def test_udf_use_arrow_is_unchanged(spark):
 # --------------------------------------------------------- grouped applyInArrow, iterator
 
 
+@needs_41
 def test_apply_in_arrow_iterator_form(spark, tagged):
     out_schema = pa.schema([pa.field("k", pa.int64()), pa.field("n", pa.int64()),
                             pa.field("first", pa.uuid())])
@@ -218,6 +233,7 @@ def test_apply_in_arrow_iterator_form(spark, tagged):
     assert all(isinstance(v, uuid.UUID) for v in t.column("first").to_pylist())
 
 
+@needs_41
 def test_apply_in_arrow_iterator_form_with_key(spark, tagged):
     def fn(key: Tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]) \
             -> Iterator[pa.RecordBatch]:
@@ -280,3 +296,14 @@ def test_cogroup_apply_in_arrow(spark, tagged):
     with pytest.raises(Exception, match="column 'flag'"):
         sa.cogroup_apply_in_arrow(tagged.groupBy("k").cogroup(right.groupBy("k")), wrong,
                                   pa.schema([pa.field("flag", pa.uuid())])).collect()
+
+
+def test_arrow_udf_is_a_clear_error_before_4_1(spark):
+    from pyspark.util import PythonEvalType
+    from superspark.arrow._pyspark import ArrowLayerUnsupported
+
+    if LINE < (4, 1):
+        with pytest.raises(ArrowLayerUnsupported, match="arrow_udf needs pyspark 4.1 or later"):
+            sa.arrow_udf(lambda a: a, "long")
+    else:
+        assert sa.arrow_udf(lambda a: a, "long").evalType == PythonEvalType.SQL_SCALAR_ARROW_UDF

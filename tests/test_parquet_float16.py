@@ -20,9 +20,6 @@ CORPUS = parquet_testing_data()
 FLOAT16_FILES = ["float16_nonzeros_and_nans.parquet", "float16_zeros_and_nans.parquet",
                  "byte_stream_split_extended.gzip.parquet", "floating_orders_nan_count.parquet"]
 
-arrow_layer = pytest.mark.skipif(
-    tuple(int(x) for x in __import__("pyspark").__version__.split(".")[:2]) < (4, 2),
-    reason="superspark.arrow needs pyspark >= 4.2 (it calls PySpark's Arrow helpers of 4.2+); docs/spark-lines.md")
 
 
 def same_floats(a, b):
@@ -38,7 +35,6 @@ def reader(spark, request):
     spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
 
 
-@arrow_layer
 @pytest.mark.parametrize("name", FLOAT16_FILES)
 def test_corpus_float16_files_read_as_pyarrow(spark, reader, name):
     if CORPUS is None:

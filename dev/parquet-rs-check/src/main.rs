@@ -24,7 +24,7 @@ use parquet::column::page::{Page, PageReader};
 use parquet::column::reader::ColumnReader;
 use parquet::data_type::{DoubleType, FloatType, Int64Type};
 use parquet::file::properties::{WriterProperties, WriterVersion};
-use parquet::file::reader::{FileReader, RowGroupReader};
+use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;

@@ -218,7 +218,7 @@ def _to_arrow_column(ident, col: pa.ChunkedArray, field_name: str, nullable: boo
 
 def _collect(df):
     """Spark's Arrow batches for ``df`` (no per-type cast) and its target Arrow schema."""
-    from pyspark.sql.pandas.types import to_arrow_schema
+    from superspark.arrow._pyspark import to_arrow_schema
 
     large = False
     if type(df).__module__.startswith("pyspark.sql.connect"):
@@ -238,8 +238,7 @@ def _collect(df):
     else:
         table = df.toArrow()
         cast_needed = False
-    return table, to_arrow_schema(df.schema, error_on_duplicated_field_names_in_struct=True,
-                                  timezone="UTC", prefers_large_types=large), cast_needed
+    return table, to_arrow_schema(df.schema, prefers_large_types=large), cast_needed
 
 
 def to_arrow(df) -> pa.Table:

@@ -285,7 +285,7 @@ def _wired_specs(spark_schema) -> dict:
 def _prepare(df, schema):
     """Wire-ready identities of ``df``'s columns and of the output, the output StructType and
     its Arrow schema (IPC bytes), for functions that run on the workers."""
-    from pyspark.sql.pandas.types import to_arrow_schema
+    from superspark.arrow._pyspark import to_arrow_schema
     from pyspark.sql.types import StructType
 
     idents = _wired_specs(df.schema)
@@ -293,8 +293,7 @@ def _prepare(df, schema):
     if isinstance(spark_schema, str):
         spark_schema = StructType.fromDDL(spark_schema)
     out_idents = _wired_specs(spark_schema)
-    target_bytes = to_arrow_schema(spark_schema, error_on_duplicated_field_names_in_struct=True,
-                                   timezone="UTC").serialize().to_pybytes()
+    target_bytes = to_arrow_schema(spark_schema).serialize().to_pybytes()
 
     return idents, out_idents, spark_schema, target_bytes
 
@@ -385,18 +384,18 @@ def apply_in_arrow(grouped, fn, schema):
     the iterator) and yields batches; extension types as in :func:`map_in_arrow`; ``schema``
     as in :func:`map_in_arrow`.
     """
-    from pyspark.sql.pandas.typehints import infer_group_arrow_eval_type_from_func
+    from superspark.arrow._pyspark import group_arrow_eval_type
     from pyspark.util import PythonEvalType
 
     idents, out_idents, spark_schema, target_bytes = _prepare(grouped._df, schema)
     codec = _Codec(idents, out_idents, target_bytes)
     try:
-        eval_type = infer_group_arrow_eval_type_from_func(fn)
+        eval_type = group_arrow_eval_type(fn)
     except Exception:  # pyspark warns and uses the table form
         eval_type = None
     with_key = _nargs(fn) == 2
 
-    if eval_type == PythonEvalType.SQL_GROUPED_MAP_ARROW_ITER_UDF:
+    if eval_type == getattr(PythonEvalType, "SQL_GROUPED_MAP_ARROW_ITER_UDF", None):  # 4.1+
         def batches_of(batches, call):
             c = codec.load()
             for out in call(c.wrap_batch(b) for b in batches):
@@ -447,12 +446,11 @@ def arrow_type_of(df, name: str) -> pa.DataType:
     """The Arrow type of column ``name`` of ``df`` as :func:`to_arrow` produces it (canonical
     extension types from its Spark field metadata, also nested ones; VariantType as
     ``arrow.parquet.variant``), e.g. to declare the argument types of :func:`arrow_udf`."""
-    from pyspark.sql.pandas.types import to_arrow_schema
+    from superspark.arrow._pyspark import to_arrow_schema
     from pyspark.sql.types import StructType
 
     field = df.schema[name]
-    raw = to_arrow_schema(StructType([field]), error_on_duplicated_field_names_in_struct=True,
-                          timezone="UTC").field(0)
+    raw = to_arrow_schema(StructType([field])).field(0)
     spec = _spec_of(field)
     if spec is None:
         return raw.type

@@ -63,9 +63,11 @@ class ArrowUDF:
     with columns (names or Columns) like a pyspark UDF. ``.udf`` is the pyspark UDF."""
 
     def __init__(self, fn, return_type, function_type, arg_types):
-        from pyspark.sql.functions import arrow_udf as spark_arrow_udf
+        from superspark.arrow._pyspark import spark_arrow_udf as _spark_arrow_udf
+        from superspark.arrow._pyspark import to_arrow_type
+
+        spark_arrow_udf = _spark_arrow_udf()  # pyspark 4.1+, else a clear error
         from pyspark.sql.pandas.typehints import infer_arrow_eval_type
-        from pyspark.sql.pandas.types import to_arrow_type
         from pyspark.sql.types import StructField
         from pyspark.util import PythonEvalType as E
 
@@ -104,7 +106,7 @@ class ArrowUDF:
         if spec is None:  # a Spark VariantType result (also nested) is arrow.parquet.variant
             spec = _spec_of(StructField("r", self.returnType, True))
         self._out_spec = spec
-        target = to_arrow_type(self.returnType, timezone="UTC")
+        target = to_arrow_type(self.returnType)
         cfg["out"] = (None if spec is None else _wire(spec),
                       pa.schema([pa.field("r", target)]).serialize().to_pybytes())
         self._metadata = _tag(spec) if spec is not None and self.arrowType is not None else None
@@ -166,7 +168,9 @@ def _runner(fn, eval_type, wired, wired_by_name, cfg):
             raise ExtensionTypeError(f"result of {fn.__name__}: {e}") from None
         return r  # a Python value: pyspark converts it
 
-    if eval_type in (E.SQL_SCALAR_ARROW_ITER_UDF, E.SQL_GROUPED_AGG_ARROW_ITER_UDF):
+    # the iterator aggregate form exists from pyspark 4.2 on (None before: never matches)
+    agg_iter = getattr(E, "SQL_GROUPED_AGG_ARROW_ITER_UDF", None)
+    if eval_type in (E.SQL_SCALAR_ARROW_ITER_UDF, agg_iter):
         def wrap_item(item):
             if isinstance(item, tuple):
                 return tuple(arg(i, a) for i, a in enumerate(item))
@@ -175,7 +179,7 @@ def _runner(fn, eval_type, wired, wired_by_name, cfg):
         def run(iterator):
             load()
             out = fn(wrap_item(x) for x in iterator)
-            if eval_type == E.SQL_GROUPED_AGG_ARROW_ITER_UDF:
+            if eval_type == agg_iter:
                 return result(out)
             return (result(r) for r in out)
     else:
