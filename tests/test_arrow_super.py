@@ -7,15 +7,6 @@ from pyspark.sql import functions as F
 import superspark.arrow as sa
 
 
-# The 4.0 jar is compiled with Scala 2.13.18 and Spark 4.0.5 ships scala-library 2.13.16: the
-# bsup writer's case classes call MurmurHash3.caseClassHash$default$2, which 2.13.16 lacks
-# (NoSuchMethodError). A build problem of the 4.0 line's jar (reported), not of the Arrow layer.
-pytestmark_40 = pytest.mark.skipif(
-    tuple(int(x) for x in __import__("pyspark").__version__.split(".")[:2]) == (4, 0),
-    reason="bsup writes fail on Spark 4.0.5 (jar built with Scala 2.13.18, Spark ships 2.13.16: "
-           "NoSuchMethodError MurmurHash3.caseClassHash$default$2)")
-
-
 def _tag(name, super_type):
     return F.col(name).alias(name, metadata={"super.type": super_type})
 
@@ -38,13 +29,11 @@ def super_df(spark, tmp_path):
     return spark.read.format("bsup").load(path).orderBy(F.col("u8").desc())
 
 
-@pytestmark_40
 def test_bsup_columns_carry_their_super_type(super_df):
     md = {f.name: f.metadata.get("super.type") for f in super_df.schema.fields}
     assert md["u64"] == "uint64" and md["ip"] == "ip" and md["port"] == "port=uint16"
 
 
-@pytestmark_40
 def test_to_arrow_maps_super_types_without_loss(super_df):
     t = sa.to_arrow(super_df)
     s = t.schema
@@ -64,7 +53,6 @@ def test_to_arrow_maps_super_types_without_loss(super_df):
     assert rows[0]["d"].total_seconds() == 5 and rows[0]["port"] == 8080
 
 
-@pytestmark_40
 def test_from_arrow_restores_the_super_types(spark, super_df, tmp_path):
     t = sa.to_arrow(super_df)
     back = sa.from_arrow(spark, t)
