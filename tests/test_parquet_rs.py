@@ -26,11 +26,11 @@ import pytest
 
 from superspark import footer
 
+from shared_data import parquet_testing_data
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK = os.path.join(REPO, "dev", "parquet-rs-check", "target", "debug", "parquet-rs-check")
-CORPUS = next((c for c in (os.path.join(REPO, *[".."] * up, "shared", "corpus", "parquet-testing", "data")
-                           for up in (1, 2)) if os.path.isdir(c)),
-              os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data"))
+CORPUS = parquet_testing_data() or os.path.join(REPO, "..", "shared", "corpus", "parquet-testing", "data")
 
 # Codecs both sides write and read: Spark's parquet-java (no LZO, no BROTLI codec jar) and the
 # checker's crate features (snap, flate2, lz4, zstd).
