@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
+.PHONY: shared-notice test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -28,6 +28,7 @@ test: shared-notice setup
 	$(MAKE) bench-compile
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra tests
+	$(MAKE) test-stores
 	$(MAKE) test-lines
 
 # The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest): 4.0, 4.1, 4.2.
@@ -37,7 +38,14 @@ test-lines:
 	  SPARK_LINE=$$l ./dev/setup.sh; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
 	  .venv-spark$$l/bin/python -m pytest -ra $(LINE_PYTESTS); \
+	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke; \
 	done
+
+# The store suites (issue 31, docs/storage.md): tests_stores/ on S3 (S3Proxy) and HDFS (a mini-cluster),
+# both started by dev/stores/start.sh and stopped on exit by dev/stores/run-tests.sh's trap. The other
+# lines run the smoke test of it (test-lines).
+test-stores: setup
+	./dev/stores/run-tests.sh .venv
 
 # Every bench compiles, none runs (issue 24): the JVM sources (bench/**/*.java, JMH's annotation
 # processor included) against the jar's classes and the line's jars, and the Python scripts.
@@ -123,7 +131,3 @@ bench-alp: setup
 bench-rewrite: setup
 	.venv/bin/python bench/footer_rewrite/run.py
 
-# The footer tools on an HDFS mini-cluster (dev/hdfs_check: hadoop-minicluster 3.5.0 via Maven, a JVM of its own).
-check-hdfs: setup
-	./dev/sbt compile
-	dev/hdfs_check/run.sh

@@ -44,6 +44,12 @@ Command line::
     python -m superspark.footer migrate-table --to FORM [--master M] PATH   (also add-table, strip-table)
     python -m superspark.footer alp-decode [--output OUT] PATH...   (ALP chunks -> PLAIN, docs/alp.md)
 
+Paths are Hadoop paths (``s3a://``, ``hdfs://``, ``file:``; no scheme: local). Hadoop settings are
+taken as Hadoop's own tools take them: ``-D key=value`` anywhere on the line, ``core-site.xml`` in
+``HADOOP_CONF_DIR``, connector jars (``hadoop-aws`` and the AWS SDK) in ``HADOOP_CLASSPATH``
+(docs/storage.md has an S3 example). Read-only commands (inspect, verify, roundtrip) take files in a
+Delta table too; the rewriting ones refuse them and name the table command.
+
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
 extension); 2 (``verify`` only) some file has no extension and none failed; 64 usage error.
 """
@@ -96,6 +102,8 @@ def _session_tool(name: str = _FOOTER_TOOL):
     if jvm is not None:
         tool = _jvm_object(jvm, name)
         if isinstance(tool, JavaClass):
+            if name == _FOOTER_TOOL:  # the session's spark.hadoop.* settings (s3a credentials, ...)
+                tool.setBaseConf(session._jsc.hadoopConfiguration())
             return tool
     return None
 
@@ -126,7 +134,32 @@ def tool_classpath() -> List[str]:
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
     first = [j for pattern in _TOOL_JARS for j in sorted(glob.glob(os.path.join(jars, pattern)))]
-    return [py4j[0], jar_path(), *first, os.path.join(jars, "*")]
+    return [py4j[0], jar_path(), *_hadoop_classpath(), *first, os.path.join(jars, "*")]
+
+
+def _hadoop_classpath() -> List[str]:
+    """What Hadoop's own tools add: ``HADOOP_CONF_DIR`` (its ``core-site.xml``: file system
+    settings such as ``fs.s3a.*``) and ``HADOOP_CLASSPATH`` (connector jars such as
+    ``hadoop-aws`` and the AWS SDK), both as Hadoop reads them."""
+    out = []
+    conf_dir = os.environ.get("HADOOP_CONF_DIR")
+    if conf_dir:
+        out.append(conf_dir)
+    extra = os.environ.get("HADOOP_CLASSPATH")
+    if extra:
+        out.extend(e for e in extra.split(os.pathsep) if e)
+    return out
+
+
+def set_hadoop_conf(key: str, value: str) -> None:
+    """A Hadoop setting for the footer commands of this process (as ``-D key=value`` on the
+    command line), over ``core-site.xml`` and, through a SparkSession, the session's."""
+    _hadoop_settings[key] = value
+    tool = _tool()
+    tool.setConf(key, value)
+
+
+_hadoop_settings: dict = {}
 
 
 #: The jars whose classes the footer tool loads, named before pyspark's ``jars/*``: a class
@@ -244,7 +277,8 @@ def _launch_tool_jvm():
 
 
 def _run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
-                      to: Optional[str] = None, unsafe_in_place: bool = False) -> List[dict]:
+                      to: Optional[str] = None, unsafe_in_place: bool = False,
+                      hadoop_conf: Sequence[str] = ()) -> List[dict]:
     """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
     without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
     compilation beats peak speed), and class data sharing: the first run writes the archive
@@ -257,7 +291,8 @@ def _run_tool_process(command: str, paths: List[str], output: Optional[str] = No
     archive = _class_data_archive(java, classpath)
     cds, tmp = _class_data_options(archive, create=True)
     args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
-            *(["--unsafe-in-place"] if unsafe_in_place else []), *paths]
+            *(["--unsafe-in-place"] if unsafe_in_place else []),
+            *[a for kv in hadoop_conf for a in ("-D", kv)], *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
         p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,
@@ -436,8 +471,9 @@ def _run_table_command(args) -> int:
     progress bar, one line per file that was not done or already, and a summary."""
     import superspark
 
+    hadoop = {f"spark.hadoop.{k}": v for k, v in (kv.split("=", 1) for kv in args.hadoop_conf)}
     spark = superspark.session("superspark-footer-table", master=args.master,
-                               **{"spark.ui.showConsoleProgress": "false"})
+                               **{"spark.ui.showConsoleProgress": "false", **hadoop})
     command = args.command[:-len("-table")]
     try:
         df = _table_job(spark, args.path, command, getattr(args, "to", None), progress=not args.json)
@@ -568,17 +604,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
         p.add_argument("--json", action="store_true", help="print every file's result as JSON")
         p.add_argument("path", metavar="PATH", help="the table's folder (any Hadoop file system)")
+    # Hadoop's generic option, anywhere on the line: -D key=value or -Dkey=value.
+    rest, hadoop_conf = [], []
+    argv = list(sys.argv[1:] if argv is None else argv)
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "-D" and i + 1 < len(argv) and "=" in argv[i + 1]:
+            hadoop_conf.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("-D") and "=" in a:
+            hadoop_conf.append(a[2:])
+        else:
+            rest.append(a)
+        i += 1
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(rest)
     except SystemExit as e:
         return 64 if e.code else 0
+    args.hadoop_conf = hadoop_conf
     if args.command.endswith("-table"):
         return _run_table_command(args)
+    if _gateway is not None or _session_tool() is not None:
+        for kv in hadoop_conf:
+            set_hadoop_conf(*kv.split("=", 1))
     try:
         if _gateway is None and _session_tool() is None:
             # The command line as a user runs it: one call in a new JVM process.
             results = _run_tool_process(args.command, _paths(args.paths), getattr(args, "output", None),
-                                        getattr(args, "to", None), getattr(args, "unsafe_in_place", False))
+                                        getattr(args, "to", None), getattr(args, "unsafe_in_place", False),
+                                        hadoop_conf)
         elif args.command in ("add", "strip"):
             results = globals()[args.command](args.paths, output=args.output, unsafe_in_place=args.unsafe_in_place)
         elif args.command == "alp-decode":
