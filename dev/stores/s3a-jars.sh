@@ -16,8 +16,17 @@ if [ ! -f "$out/.done" ]; then
   pom="$out/pom/hadoop-project-$hv.pom"
   sdk="$(sed -n 's:.*<aws-java-sdk-v2.version>\(.*\)</aws-java-sdk-v2.version>.*:\1:p' "$pom" | head -1)"
   [ -n "$sdk" ] || { echo "[superspark] no AWS SDK version in $pom" >&2; exit 1; }
-  mvn -q -B -f "$root/dev/stores/s3a-pom.xml" dependency:copy-dependencies -Dhadoop.version="$hv" -Dawssdk.version="$sdk" \
-    -DincludeScope=runtime -DexcludeGroupIds=io.netty,org.slf4j -DoutputDirectory="$out" >&2
+  fetch() {
+    mvn -q -B -f "$root/dev/stores/s3a-pom.xml" dependency:copy-dependencies -Dhadoop.version="$hv" -Dawssdk.version="$1" \
+      -DincludeScope=runtime -DexcludeGroupIds=io.netty,org.slf4j -DoutputDirectory="$out" >&2
+  }
+  # Some SDK releases lack a module in the registry (2.24.6, Hadoop 3.4.1's, has no s3-transfer-manager):
+  # then the SDK of Hadoop 3.5.0 (2.35.4), with which S3A was tested here.
+  if ! fetch "$sdk"; then
+    echo "[superspark] AWS SDK $sdk incomplete; using 2.35.4" >&2
+    find "$out" -maxdepth 1 -name '*.jar' -delete
+    sdk=2.35.4; fetch "$sdk"
+  fi
   echo "hadoop $hv, AWS SDK $sdk" > "$out/.done"
 fi
 ls "$out"/*.jar | paste -sd, -
