@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines check-hdfs bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
+.PHONY: shared-notice parquet-rs-check test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor bench-interceptor-delta bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -34,6 +34,7 @@ test: shared-notice setup
 	$(MAKE) parquet-rs-check
 	./dev/sbt test
 	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
+	$(MAKE) test-stores
 	$(MAKE) test-lines
 	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
 
@@ -49,7 +50,14 @@ test-lines:
 	  SPARK_LINE=$$l ./dev/setup.sh; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
 	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
+	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke; \
 	done
+
+# The store suites (issue 31, docs/storage.md): tests_stores/ on S3 (S3Proxy) and HDFS (a mini-cluster),
+# both started by dev/stores/start.sh and stopped on exit by dev/stores/run-tests.sh's trap. The other
+# lines run the smoke test of it (test-lines).
+test-stores: setup
+	./dev/stores/run-tests.sh .venv
 
 # Every bench compiles, none runs (issue 24): the JVM sources (bench/**/*.java, JMH's annotation
 # processor included) against the jar's classes and the line's jars, and the Python scripts.
@@ -135,7 +143,3 @@ bench-alp: setup
 bench-rewrite: setup
 	.venv/bin/python bench/footer_rewrite/run.py
 
-# The footer tools on an HDFS mini-cluster (dev/hdfs_check: hadoop-minicluster 3.5.0 via Maven, a JVM of its own).
-check-hdfs: setup
-	./dev/sbt compile
-	dev/hdfs_check/run.sh

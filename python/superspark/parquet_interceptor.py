@@ -73,7 +73,8 @@ def footer_cache_metrics(spark) -> Dict[str, int]:
     """The verified-footer cache (``spark.superspark.parquet.footer.cache.enabled``): totals
     since the last :func:`reset_footer_metrics` over every scan and schema inference of the
     driver, ``cache_hits``, ``cache_misses``, ``bytes_read`` (footer bytes read from storage:
-    0 for a hit), and the driver JVM's cache now: ``held_bytes``, ``entries``, ``evictions``."""
+    0 for a hit on a store whose statuses carry an ETag, such as S3; the file's last 64 bytes,
+    the tail check, where they carry none, such as local files and HDFS), and the driver JVM's cache now: ``held_bytes``, ``entries``, ``evictions``."""
     return json.loads(_jvm_metrics(spark).cacheSnapshotJson())
 
 

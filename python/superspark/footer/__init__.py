@@ -44,6 +44,12 @@ Command line (``superspark-footer``, or ``python -m superspark.footer``)::
     python -m superspark.footer migrate-table --to FORM [--master M] PATH   (also add-table, strip-table)
     python -m superspark.footer alp-decode [--output OUT] PATH...   (ALP chunks -> PLAIN, docs/alp.md)
 
+Paths are Hadoop paths (``s3a://``, ``hdfs://``, ``file:``; no scheme: local). Hadoop settings are
+taken as Hadoop's own tools take them: ``-D key=value`` anywhere on the line, ``core-site.xml`` in
+``HADOOP_CONF_DIR``, connector jars (``hadoop-aws`` and the AWS SDK) in ``HADOOP_CLASSPATH``
+(docs/storage.md has an S3 example). Read-only commands (inspect, verify, roundtrip) take files in a
+Delta table too; the rewriting ones refuse them and name the table command.
+
 Exit codes: 0 success; 1 some file failed (error, refused, corrupt or mismatching
 extension); 2 (``verify`` only) some file has no extension and none failed; 64 usage error.
 """
@@ -54,10 +60,10 @@ import json
 import os
 from typing import Iterable, List, Optional, Sequence, Union
 
-from superspark.footer._launcher import ALP_TOOL, tool, tool_classpath
+from superspark.footer._launcher import ALP_TOOL, set_hadoop_conf, tool, tool_classpath
 
 __all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "migrate_table", "add_table",
-           "strip_table", "tool_classpath", "FORMS", "main"]
+           "strip_table", "tool_classpath", "set_hadoop_conf", "FORMS", "main"]
 
 #: The footer forms ``migrate`` writes (docs/parquet-footer.md, "Forms").
 FORMS = ("private", "intermediate", "final", "plain")

@@ -19,8 +19,9 @@ def _run_table_command(args) -> int:
     progress bar, one line per file that was not done or already, and a summary."""
     import superspark
 
+    hadoop = {f"spark.hadoop.{k}": v for k, v in (kv.split("=", 1) for kv in args.hadoop_conf)}
     spark = superspark.session("superspark-footer-table", master=args.master,
-                               **{"spark.ui.showConsoleProgress": "false"})
+                               **{"spark.ui.showConsoleProgress": "false", **hadoop})
     command = args.command[:-len("-table")]
     try:
         df = api._table_job(spark, args.path, command, getattr(args, "to", None), progress=not args.json)
@@ -150,17 +151,38 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
         p.add_argument("--json", action="store_true", help="print every file's result as JSON")
         p.add_argument("path", metavar="PATH", help="the table's folder (any Hadoop file system)")
+    # Hadoop's generic option, anywhere on the line: -D key=value or -Dkey=value.
+    rest, hadoop_conf = [], []
+    argv = list(sys.argv[1:] if argv is None else argv)
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "-D" and i + 1 < len(argv) and "=" in argv[i + 1]:
+            hadoop_conf.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("-D") and "=" in a:
+            hadoop_conf.append(a[2:])
+        else:
+            rest.append(a)
+        i += 1
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(rest)
     except SystemExit as e:
         return 64 if e.code else 0
+    args.hadoop_conf = hadoop_conf
     if args.command.endswith("-table"):
         return _run_table_command(args)
+    in_process = _launcher.has_gateway()
+    if in_process:
+        for kv in hadoop_conf:
+            _launcher.set_hadoop_conf(*kv.split("=", 1))
     try:
-        if not _launcher.has_gateway():
+        if not in_process:
             # The command line as a user runs it: one call in a new JVM process.
             results = _launcher.run_tool_process(args.command, api._paths(args.paths), getattr(args, "output", None),
-                                                 getattr(args, "to", None), getattr(args, "unsafe_in_place", False))
+                                                 getattr(args, "to", None), getattr(args, "unsafe_in_place", False),
+                                                 hadoop_conf)
         elif args.command in ("add", "strip"):
             results = getattr(api, args.command)(args.paths, output=args.output, unsafe_in_place=args.unsafe_in_place)
         elif args.command == "alp-decode":

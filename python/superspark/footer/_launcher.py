@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-__all__ = ["FOOTER_TOOL", "ALP_TOOL", "tool", "session_tool", "tool_classpath", "run_tool_process", "has_gateway"]
+__all__ = ["FOOTER_TOOL", "ALP_TOOL", "tool", "session_tool", "tool_classpath", "set_hadoop_conf", "run_tool_process",
+           "has_gateway"]
 
 _gateway = None
 
@@ -45,6 +46,8 @@ def session_tool(name: str = FOOTER_TOOL):
     if jvm is not None:
         tool = _jvm_object(jvm, name)
         if isinstance(tool, JavaClass):
+            if name == FOOTER_TOOL:  # the session's spark.hadoop.* settings (s3a credentials, ...)
+                tool.setBaseConf(session._jsc.hadoopConfiguration())
             return tool
     return None
 
@@ -75,7 +78,27 @@ def tool_classpath() -> List[str]:
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
     first = [j for pattern in _TOOL_JARS for j in sorted(glob.glob(os.path.join(jars, pattern)))]
-    return [py4j[0], jar_path(), *first, os.path.join(jars, "*")]
+    return [py4j[0], jar_path(), *_hadoop_classpath(), *first, os.path.join(jars, "*")]
+
+
+def _hadoop_classpath() -> List[str]:
+    """What Hadoop's own tools add: ``HADOOP_CONF_DIR`` (its ``core-site.xml``: file system
+    settings such as ``fs.s3a.*``) and ``HADOOP_CLASSPATH`` (connector jars such as
+    ``hadoop-aws`` and the AWS SDK), both as Hadoop reads them."""
+    out = []
+    conf_dir = os.environ.get("HADOOP_CONF_DIR")
+    if conf_dir:
+        out.append(conf_dir)
+    extra = os.environ.get("HADOOP_CLASSPATH")
+    if extra:
+        out.extend(e for e in extra.split(os.pathsep) if e)
+    return out
+
+
+def set_hadoop_conf(key: str, value: str) -> None:
+    """A Hadoop setting for the footer commands of this process (as ``-D key=value`` on the
+    command line), over ``core-site.xml`` and, through a SparkSession, the session's."""
+    tool().setConf(key, value)
 
 
 #: The jars whose classes the footer tool loads, named before pyspark's ``jars/*``: a class
@@ -193,7 +216,8 @@ def _launch_tool_jvm():
 
 
 def run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
-                      to: Optional[str] = None, unsafe_in_place: bool = False) -> List[dict]:
+                     to: Optional[str] = None, unsafe_in_place: bool = False,
+                     hadoop_conf: Sequence[str] = ()) -> List[dict]:
     """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
     without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
     compilation beats peak speed), and class data sharing: the first run writes the archive
@@ -206,7 +230,8 @@ def run_tool_process(command: str, paths: List[str], output: Optional[str] = Non
     archive = _class_data_archive(java, classpath)
     cds, tmp = _class_data_options(archive, create=True)
     args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
-            *(["--unsafe-in-place"] if unsafe_in_place else []), *paths]
+            *(["--unsafe-in-place"] if unsafe_in_place else []),
+            *[a for kv in hadoop_conf for a in ("-D", kv)], *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:
         p = subprocess.run([java, _jvm_memory(), "-XX:TieredStopAtLevel=1", *_jvm_logging(), *cds,

@@ -12,11 +12,23 @@ import io.superspark.parquet.footer.files.FooterBytes
  * verifies the column chunks it reads while it decodes them, and decodes them as a
  * miss does.
  *
- * Keyed by path, length and modification time, as the file system reports them when the file
- * is opened (not as the planner listed them): a file rewritten in place gets a new key, and
- * its old entry is never served (it ages out). A rewrite of the same length within the file
- * system's mtime resolution (1 ms locally; 1 s on some object stores) would not be seen: the
- * same limit as Spark's own file status cache.
+ * Keyed by path, length, modification time and, where the file system's status carries one
+ * (Hadoop's `EtagSource`: S3A, ABFS), the object's ETag, as the file system reports them when
+ * the file is opened (not as the planner listed them). A file rewritten in place gets a new
+ * key and its old entry is never served (it ages out). On a store with an ETag a rewrite
+ * always changes the key, whatever its length and time (S3's Last-Modified has one-second
+ * resolution: a same-length rewrite within that second kept the old key before issue 31 and
+ * was answered from the old footer's statistics).
+ *
+ * Where the status has no ETag (local files, HDFS, stores whose connector reports none), the
+ * key alone cannot tell a same-length rewrite within the store's time resolution (1 ms
+ * locally and on HDFS, 1 s on some stores, or a copy that preserves the modification time).
+ * There each entry also keeps the file's last [[TailBytes]] bytes as read with the footer
+ * (checked against the footer bytes they overlap), and a hit first reads those bytes again
+ * and compares them ([[Entry.tail]]): a rewrite is then served from the cache only if it
+ * keeps the path, the length, the time, the footer's length and the FlatBuffer's last bytes
+ * and CRC-32 (about one chance in 2^32 per such rewrite). The check costs one small read per
+ * hit (counted in the footer bytes read); with an ETag a hit does no I/O.
  *
  * Bounded in bytes (the footer bytes held; the entries' own overhead is a few hundred bytes):
  * least recently used entries go first; a footer larger than the bound is not kept. The bound
@@ -26,11 +38,43 @@ import io.superspark.parquet.footer.files.FooterBytes
  */
 private[superspark] object FooterCache {
 
-  final case class Key(path: String, length: Long, modificationTime: Long)
+  /** `version`: the object's ETag where the status carries one (Hadoop's `EtagSource`), else "". */
+  final case class Key(path: String, length: Long, modificationTime: Long, version: String = "")
 
-  /** A footer's bytes; `whole`: the whole footer (else the extension part alone, no Thrift part). */
-  final case class Entry(bytes: FooterBytes, whole: Boolean) {
-    def size: Long = bytes.footer.length.toLong
+  /**
+   * A footer's bytes; `whole`: the whole footer (else the extension part alone, no Thrift part).
+   * `tail`: the file's last [[TailBytes]] bytes (fewer in a shorter file) for a key without a
+   * version, null for a key with one.
+   */
+  final case class Entry(bytes: FooterBytes, whole: Boolean, tail: Array[Byte] = null) {
+    def size: Long = bytes.footer.length.toLong + (if (tail == null) 0 else tail.length)
+  }
+
+  /**
+   * The tail compared on a hit without a version: it holds the footer length and magic, and
+   * the end of the FlatBuffer with its CRC-32, its length and that length's CRC-32, in every
+   * form (private, intermediate: 45 bytes; final: 16 bytes).
+   */
+  val TailBytes = 64
+
+  /** Where the tail is read from in a file of `length` bytes, and how many bytes. */
+  def tailRange(length: Long): (Long, Int) = {
+    val n = math.min(length, TailBytes.toLong).toInt
+    (length - n, n)
+  }
+
+  /**
+   * Whether `tail` (the file's last bytes) agrees with `bytes` where they overlap: a file
+   * replaced between the footer's read and the tail's does not agree (its FlatBuffer's CRC
+   * differs), and its entry is not kept.
+   */
+  def agrees(bytes: FooterBytes, tail: Array[Byte]): Boolean = {
+    val tailStart = bytes.fileLength - tail.length
+    val from = math.max(tailStart, bytes.footerOffset)
+    val until = math.min(bytes.fileLength, bytes.footerOffset + bytes.footer.length)
+    from < until && java.util.Arrays.equals(
+      tail, (from - tailStart).toInt, (until - tailStart).toInt,
+      bytes.footer, (from - bytes.footerOffset).toInt, (until - bytes.footerOffset).toInt)
   }
 
   private val lock = new Object

@@ -3,7 +3,7 @@ package io.superspark.parquet.interceptor
 import java.util.Locale
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
@@ -21,11 +21,13 @@ import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFil
  * `isFinal`: a final-form (PAR3) file, which parquet-java cannot open by itself. `footerBytes`:
  * the footer bytes the library read or found cached (the extension part alone, or the whole
  * footer, `wholeFooter`); null when Spark's own reader opened the file. `cacheAs`: the file's
- * cache key and the cache's bound, when the cache is on.
+ * cache key and the cache's bound, when the cache is on; `cacheTail`: the file's tail kept with
+ * a key without a version ([[FooterCache.Entry.tail]]).
  */
 final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
     inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false,
-    footerBytes: FooterBytes = null, wholeFooter: Boolean = false, cacheAs: Option[(FooterCache.Key, Long)] = None)
+    footerBytes: FooterBytes = null, wholeFooter: Boolean = false, cacheAs: Option[(FooterCache.Key, Long)] = None,
+    cacheTail: Array[Byte] = null)
 
 /**
  * Opens a Parquet file and reads its footer through the footer library: the FlatBuffer
@@ -60,7 +62,7 @@ object FooterOpener extends Logging {
     // The file's status as it is now (HadoopInputFile.fromPath takes the same one): the cache key.
     val status = path.getFileSystem(conf).getFileStatus(path)
     val inputFile = HadoopInputFile.fromStatus(status, conf)
-    val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime)
+    val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime, versionOf(status))
     // Opened at the first read: a cache hit without keepOpen opens nothing.
     var stream: SeekableInputStream = null
     def in: SeekableInputStream = {
@@ -98,7 +100,12 @@ object FooterOpener extends Logging {
         try Some(decode(bytes, strictly = true)).filter(_.source == FooterSource.FlatBuffer) catch {
           case _: FlatBufferFooterException => None
         }
-      val cached = if (cacheBytes > 0) FooterCache.get(cacheKey) else None
+      // Without a version (no ETag), an entry is served only while the file's tail still reads
+      // the same (FooterCache: a same-length rewrite within the time resolution).
+      def tailNow(): Array[Byte] = { val (off, n) = FooterCache.tailRange(inputFile.getLength); readAt(off, n) }
+      val found = if (cacheBytes > 0) FooterCache.get(cacheKey) else None
+      val cached = found.filter(e => cacheKey.version.nonEmpty || java.util.Arrays.equals(e.tail, tailNow()))
+      if (found.isDefined && cached.isEmpty) FooterCache.remove(cacheKey)
       val hit = cached.flatMap(e => flatBufferOf(e.bytes).map(r => (e, r)))
       if (cached.isDefined && hit.isEmpty) FooterCache.remove(cacheKey)
       val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readAt).flatMap { part =>
@@ -113,8 +120,13 @@ object FooterOpener extends Logging {
         (FooterCache.Entry(bytes, whole = true), decode(bytes, strict))
       }
       val bytes = entry.bytes
-      if (cacheBytes > 0 && hit.isEmpty && result.source == FooterSource.FlatBuffer) {
-        FooterCache.put(cacheKey, entry, cacheBytes)
+      // The tail read after the footer, and kept only if it agrees with it (not replaced between).
+      val tail = if (cacheBytes > 0 && cacheKey.version.isEmpty) {
+        if (hit.isDefined) entry.tail else Some(tailNow()).filter(t => FooterCache.agrees(bytes, t)).orNull
+      } else null
+      if (cacheBytes > 0 && hit.isEmpty && result.source == FooterSource.FlatBuffer &&
+          (cacheKey.version.nonEmpty || tail != null)) {
+        FooterCache.put(cacheKey, entry.copy(tail = tail), cacheBytes)
       }
       metrics.recordRead(if (cacheBytes > 0) Some(hit.isDefined) else None, bytesRead)
       val nanos = System.nanoTime() - began
@@ -127,7 +139,8 @@ object FooterOpener extends Logging {
       keep = keepOpen
       Some(OpenedFooter(ParquetLogicalTypes.forSpark(result.metadata), inputFile, if (keepOpen) Some(in) else None,
         result.metadata.getFileMetaData.getSchema, bytes.isFinal, bytes, entry.whole,
-        if (cacheBytes > 0) Some((cacheKey, cacheBytes)) else None))
+        if (cacheBytes > 0 && (cacheKey.version.nonEmpty || tail != null)) Some((cacheKey, cacheBytes)) else None,
+        tail))
     } finally {
       if (!keep && stream != null) stream.close()
     }
@@ -160,7 +173,17 @@ object FooterOpener extends Logging {
     System.arraycopy(part.footer, 0, whole, before, part.footer.length)
     metrics.recordRead(None, 8L + before)
     val bytes = FooterBytes(part.path, fileLength, footerOffset, whole)
-    opened.cacheAs.foreach { case (key, bound) => FooterCache.put(key, FooterCache.Entry(bytes, whole = true), bound) }
+    opened.cacheAs.foreach { case (key, bound) =>
+      if (opened.cacheTail == null || FooterCache.agrees(bytes, opened.cacheTail)) {
+        FooterCache.put(key, FooterCache.Entry(bytes, whole = true, opened.cacheTail), bound)
+      }
+    }
     bytes
+  }
+
+  /** The object's ETag where the file system's status carries one (S3A, ABFS), else "". */
+  def versionOf(status: FileStatus): String = status match {
+    case e: EtagSource => Option(e.getEtag).getOrElse("")
+    case _ => ""
   }
 }

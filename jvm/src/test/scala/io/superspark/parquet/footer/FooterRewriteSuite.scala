@@ -207,6 +207,9 @@ class FooterRewriteSuite extends AnyFunSuite {
       val r = one(FooterTool.migrate(list(p), null, "final"))
       assert(r("status") == "refused" && r("message").contains(s"is in the Delta table") &&
         r("message").contains("superspark.footer.migrate_table"), r)
+      // the read-only commands answer for the table's files (issue 31): nothing is written
+      val v = one(FooterTool.verify(list(p)))
+      assert(Set("valid", "absent")(v("status").toString), v)
     }
     // A Delta table inside a folder being walked.
     val parent = dir.getParent.resolve(dir.getFileName.toString + "-parent")

@@ -14,7 +14,8 @@ import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFil
 class FooterCacheSuite extends SparkSessionSuite {
 
   override protected def extraConf: Map[String, String] =
-    Map("spark.hadoop.fs.countfs.impl" -> classOf[CountingFileSystem].getName)
+    Map("spark.hadoop.fs.countfs.impl" -> classOf[CountingFileSystem].getName,
+      "spark.hadoop.fs.etagfs.impl" -> classOf[EtagFileSystem].getName)
 
   private def withTempDir(f: Path => Unit): Unit = {
     val dir = Files.createTempDirectory("footer-cache")
@@ -113,7 +114,11 @@ class FooterCacheSuite extends SparkSessionSuite {
     FooterCache.clear()
   }
 
-  test("a second query over the same files reads no footer bytes; counters on the scan node") {
+  // On the local file system (no ETag) a hit reads the file's last TailBytes bytes again (the
+  // tail check, issue 31) and nothing else; on a store with ETags it reads nothing (below).
+  private val tail = FooterCache.TailBytes.toLong
+
+  test("a second query over the same files reads only the tail check's bytes; counters on the scan node") {
     withTempDir { dir =>
       val p = dir.resolve("t").toString
       writeExt(spark.range(300).selectExpr("id", "id % 7 AS k", "CAST(id AS STRING) AS s").repartition(3), p)
@@ -125,12 +130,12 @@ class FooterCacheSuite extends SparkSessionSuite {
       assert(m1("cache_hits") + m1("cache_misses") == 3 && m1("cache_misses") >= 2 && m1("bytes_read") > 0)
       val (second, m2) = cacheCounters(q())
       assert(second == first && first.size == 43)
-      assert(m2 == Map("cache_hits" -> 3L, "cache_misses" -> 0L, "bytes_read" -> 0L))
+      assert(m2 == Map("cache_hits" -> 3L, "cache_misses" -> 0L, "bytes_read" -> 3 * tail))
       val scan = q()
       scan.collect()
       object Walk extends org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
       val Seq(node) = Walk.collectWithSubqueries(scan.queryExecution.executedPlan) { case s: FooterScanExec => s }
-      assert(node.metrics("footerCacheHits").value == 3 && node.metrics("footerBytesRead").value == 0)
+      assert(node.metrics("footerCacheHits").value == 3 && node.metrics("footerBytesRead").value == 3 * tail)
       assert(node.metrics("footersFlatBuffer").value == 3)
       assert(FooterCache.size == 3 && FooterCache.heldBytes > 0)
 
@@ -177,7 +182,7 @@ class FooterCacheSuite extends SparkSessionSuite {
       FooterCache.clear()
       val q = () => spark.read.parquet(p).selectExpr("sum(v)", "count(*)")
       assert(cacheCounters(q())._1 == Seq("[9900,100]"))
-      assert(cacheTotals(q)._2 == Map("cache_hits" -> 2L, "cache_misses" -> 0L, "bytes_read" -> 0L,
+      assert(cacheTotals(q)._2 == Map("cache_hits" -> 2L, "cache_misses" -> 0L, "bytes_read" -> 2 * tail,
         "held_bytes" -> FooterCache.heldBytes, "entries" -> 1L, "evictions" -> 0L))
       // another table, same path (a new file name: Spark's writer names files per job)
       writeExt(spark.range(50).selectExpr("id", "id * 3 AS v").coalesce(1), p)
@@ -220,6 +225,74 @@ class FooterCacheSuite extends SparkSessionSuite {
     }
   }
 
+  /**
+   * Issue 31's wrong answer: two files of one length with the same values in another order (so
+   * other row-group statistics) put at one path with one modification time (S3's Last-Modified
+   * has one-second resolution), then a filter that prunes row groups by the footer's statistics.
+   * Before the fix the second file was answered from the first one's cached footer: 0 rows.
+   */
+  private def sameLengthSameTime(dir: Path, scheme: String): (Long, Long, Map[String, Long]) = {
+    val opts = Seq("compression" -> "none", "parquet.enable.dictionary" -> "false", "parquet.block.size" -> "16384",
+      "parquet.page.write-checksum.enabled" -> "false") // page headers of one size in both files
+    val a = dir.resolve("a").toString
+    val b = dir.resolve("b").toString
+    writeExt(spark.range(0, 20000, 1, 1).selectExpr("id AS x"), a, opts: _*)
+    writeExt(spark.range(0, 20000, 1, 1).selectExpr("19999 - id AS x"), b, opts: _*)
+    val Seq(fa) = parquetFiles(Path.of(a))
+    val Seq(fb) = parquetFiles(Path.of(b))
+    assert(Files.size(fa) == Files.size(fb)) // the premise: same length
+    assert(FooterFiles.readFooter(fa).footer.length == FooterFiles.readFooter(fb).footer.length)
+    val uri = s"$scheme://${Path.of(a).toUri.getPath}"
+    val q = () => spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count()
+    FooterCache.clear()
+    assert(q() == 10000L && q() == 10000L) // the second from the cache
+    val mtime = Files.getLastModifiedTime(fa)
+    replaceContents(fa, Files.readAllBytes(fb))
+    Files.setLastModifiedTime(fa, mtime) // the same second (here the same millisecond)
+    assert(Files.size(fa) == Files.size(fb) && Files.getLastModifiedTime(fa) == mtime)
+    spark.catalog.refreshByPath(uri)
+    // the expected count from Spark's own reader, without the library
+    val expected = withSQLConf(FooterInterceptorConf.ReadKey -> "false") { q() }
+    FooterMetrics.reset()
+    val got = q()
+    (got, expected, FooterMetrics.cacheSnapshot())
+  }
+
+  test("issue 31: a same-length rewrite with the same modification time is not served from the cache (no ETag: tail check)") {
+    withTempDir { dir =>
+      val (got, expected, m) = sameLengthSameTime(dir, "file")
+      assert(expected == 10000L)
+      assert(got == expected, s"the footer cache served the replaced file's footer: $got rows, not $expected")
+      // the cached entry's tail did not match the file's: a miss, the footer read again
+      assert(m("cache_misses") == 1 && m("cache_hits") == 0 && m("bytes_read") > FooterCache.TailBytes)
+    }
+  }
+
+  test("issue 31: the same on a store whose statuses carry an ETag (keyed by ETag; a hit reads nothing)") {
+    withTempDir { dir =>
+      val (got, expected, m) = sameLengthSameTime(dir, "etagfs")
+      assert(expected == 10000L && got == expected)
+      assert(m("cache_misses") == 1 && m("cache_hits") == 0)
+      // unchanged: a hit, keyed by the ETag, with no read at all (no tail check)
+      val uri = s"etagfs://${dir.resolve("a").toUri.getPath}"
+      FooterMetrics.reset()
+      assert(spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count() == 10000L)
+      val m2 = FooterMetrics.cacheSnapshot()
+      assert(m2("cache_hits") == 1 && m2("cache_misses") == 0 && m2("bytes_read") == 0, m2)
+    }
+  }
+
+  test("the tail check: an entry is kept only with a tail that agrees with its footer bytes") {
+    val footer = Array.tabulate[Byte](100)(i => i.toByte)
+    val bytes = FooterBytes("f", 200L, 92L, footer) // the footer ends 8 bytes before the end
+    val tail = new Array[Byte](64)
+    System.arraycopy(footer, 100 - 56, tail, 0, 56)
+    assert(FooterCache.agrees(bytes, tail))
+    tail(10) = (tail(10) + 1).toByte
+    assert(!FooterCache.agrees(bytes, tail))
+    assert(FooterCache.tailRange(200L) == (136L, 64) && FooterCache.tailRange(40L) == (0L, 40))
+  }
+
   test("concurrent tasks share the cache: each file's footer is read once over two queries") {
     withTempDir { dir =>
       val p = dir.resolve("t").toString
@@ -231,12 +304,12 @@ class FooterCacheSuite extends SparkSessionSuite {
       val (r2, m2) = cacheCounters(q())
       assert(r1 == r2 && r1.size == 1000)
       assert(m1("cache_hits") + m1("cache_misses") == 16 && m2 == Map("cache_hits" -> 16L, "cache_misses" -> 0L,
-        "bytes_read" -> 0L))
+        "bytes_read" -> 16 * tail))
       assert(FooterCache.size == 16 && FooterCache.heldBytes == FooterCache.recount())
     }
   }
 
-  test("ALP scans read each footer byte once (no second footer read), and none once cached") {
+  test("ALP scans read each footer byte once (no second footer read), and once cached only the tail check's") {
     withTempDir { dir =>
       val p = dir.resolve("alp").toString
       writeExt(spark.range(0, 5000, 1, 1).selectExpr("id", "ROUND(id * 0.01D, 2) AS price"), p, "alpColumns" -> "price")
@@ -256,14 +329,14 @@ class FooterCacheSuite extends SparkSessionSuite {
       assert(cacheCounters(q())._1 == Seq(expected))
       val df = q()
       val (rows, m) = cacheCounters(df)
-      assert(rows == Seq(expected) && m == Map("cache_hits" -> 1L, "cache_misses" -> 0L, "bytes_read" -> 0L))
+      assert(rows == Seq(expected) && m == Map("cache_hits" -> 1L, "cache_misses" -> 0L, "bytes_read" -> tail))
       assert(FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
       assert(FooterCache.get(FooterCache.Key(file.toUri.toString.replace("file:///", "file:/"), Files.size(file),
         Files.getLastModifiedTime(file).toMillis)).exists(_.whole))
     }
   }
 
-  test("the row-based reader reads each footer byte once (parquet-java's record reader reads no footer), none once cached") {
+  test("the row-based reader reads each footer byte once (parquet-java's record reader reads no footer), once cached only the tail check's") {
     withTempDir { dir =>
       val ext = dir.resolve("ext").toString
       val plain = dir.resolve("plain").toString
@@ -311,12 +384,15 @@ class FooterCacheSuite extends SparkSessionSuite {
         assert(plainRows == expected && plainReads.length == n + 8 && plainReads.toSeq == plainVecReads.toSeq)
         assert(plainReads.take(n - 29).forall(_ == 1) && plainReads.slice(n - 29, n).forall(_ == 2))
       }
-      // with the cache: the first row-based query reads the extension part, the second nothing
+      // with the cache: the first row-based query reads the extension part, the second only the
+      // tail check's last bytes, once each
       FooterCache.clear()
       val (first, firstReads) = footerReads(ext, extFile, vectorized = false)
       val (second, secondReads) = footerReads(ext, extFile, vectorized = false)
       assert(first == expected && second == expected)
-      assert(firstReads.sum > 0 && secondReads.forall(_ == 0))
+      val n = secondReads.length
+      assert(firstReads.sum > 0 && secondReads.take(n - tail.toInt).forall(_ == 0) &&
+        secondReads.drop(n - tail.toInt).forall(_ == 1))
     }
   }
 }

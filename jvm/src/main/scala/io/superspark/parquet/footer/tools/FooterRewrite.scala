@@ -224,6 +224,8 @@ private[superspark] object FooterRewrite {
         val tmp = tempPath(target)
         val out = try fs.create(tmp, false) catch {
           case e: org.apache.hadoop.fs.FileAlreadyExistsException => staleOrBusy(fs, tmp, conf, e); fs.create(tmp, false)
+          // HDFS: the temporary file of a killed run is still open under the dead client's lease
+          case e: java.io.IOException if leaseHeld(e) => staleOrBusy(fs, tmp, conf, e); fs.create(tmp, false)
         }
         var committed = false
         try {
@@ -362,6 +364,15 @@ private[superspark] object FooterRewrite {
   }
 
   /** Another process's temporary file: left over (older than [[StaleSecondsKey]]: removed) or a running rewrite. */
+  /** HDFS's refusal to create a file another client still holds open (`AlreadyBeingCreatedException`). */
+  private def leaseHeld(e: java.io.IOException): Boolean = {
+    val name = e match {
+      case r: org.apache.hadoop.ipc.RemoteException => r.getClassName
+      case other => other.getClass.getName
+    }
+    name.endsWith("AlreadyBeingCreatedException")
+  }
+
   private def staleOrBusy(fs: FileSystem, tmp: Path, conf: Configuration, e: Exception): Unit = {
     val age = (System.currentTimeMillis - fs.getFileStatus(tmp).getModificationTime) / 1000
     if (age < conf.getLong(StaleSecondsKey, 600)) {

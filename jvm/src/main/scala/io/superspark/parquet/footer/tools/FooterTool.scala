@@ -29,6 +29,26 @@ import io.superspark.parquet.thrift.{ThriftForParquetJava, UnrebuildableFooterEx
  */
 private[superspark] object FooterTool {
 
+  /**
+   * Hadoop settings given as Hadoop's own tools take them (`-D key=value`), over the base: the
+   * SparkSession's Hadoop configuration when the Python API runs through one ([[setBaseConf]]),
+   * else Hadoop's defaults and the `core-site.xml` found on the class path (`HADOOP_CONF_DIR`,
+   * which the command line puts there).
+   */
+  @volatile private var settings: Map[String, String] = Map.empty
+  @volatile private var baseConf: Configuration = null
+
+  def setConf(key: String, value: String): Unit = synchronized { settings += key -> value }
+  def setBaseConf(conf: Configuration): Unit = baseConf = conf
+
+  /** A new configuration for one command: the base and the `-D` settings. */
+  def hadoopConf(): Configuration = {
+    val base = baseConf
+    val conf = if (base == null) new Configuration() else new Configuration(base)
+    settings.foreach { case (k, v) => conf.set(k, v) }
+    conf
+  }
+
   def inspect(paths: java.util.List[String]): String = run(paths, (t, c) => inspectFile(t, c))
   def verify(paths: java.util.List[String]): String = run(paths, (t, c) => verifyFile(t, c))
   def add(paths: java.util.List[String], output: String): String = add(paths, output, false)
@@ -64,7 +84,7 @@ private[superspark] object FooterTool {
 
   /** Local files named by `paths`: files as given, directories walked (skipping `_*` and `.*`). */
   def expand(paths: Seq[String]): Seq[(Path, Path)] = {
-    val conf = new Configuration()
+    val conf = hadoopConf()
     walk(paths, conf).collect { case Right(t) =>
       (FooterRewrite.localFile(t.path.getFileSystem(conf), t.path).get, java.nio.file.Paths.get(t.relative))
     }
@@ -83,18 +103,27 @@ private[superspark] object FooterTool {
    * lists tens of thousands; its tasks report a file that is not Parquet after all as `failed`).
    */
   def walk(paths: Seq[String], conf: Configuration, checkAll: Boolean): Seq[Either[JMap[String, Any], Target]] =
+    walk(paths, conf, checkAll, refuseDelta = true)
+
+  /**
+   * [[walk]]; `refuseDelta` false (the read-only commands: inspect, verify, roundtrip): files in a Delta
+   * table are taken like any other, since nothing is written (a folder's `_delta_log` is skipped as every
+   * `_` name is).
+   */
+  def walk(paths: Seq[String], conf: Configuration, checkAll: Boolean,
+      refuseDelta: Boolean): Seq[Either[JMap[String, Any], Target]] =
     paths.flatMap { p =>
     val path = new HPath(p)
     val fs = path.getFileSystem(conf)
     val status = try Some(fs.getFileStatus(path)) catch { case _: FileNotFoundException => None }
-    deltaTableOf(fs, fs.makeQualified(path)) match {
+    (if (refuseDelta) deltaTableOf(fs, fs.makeQualified(path)) else None) match {
       case Some(table) => Seq(Left(result(p, "refused", "message" -> deltaRefusal(p, table.toString))))
       case None if status.isEmpty => Seq(Left(result(p, "error", "message" -> s"$p: no such file or directory")))
       case None if status.get.isDirectory =>
         def rec(dir: HPath, display: String, rel: String): Seq[Either[JMap[String, Any], Target]] = {
           val children = fs.listStatus(dir)
           val names = children.map(_.getPath.getName).toSet
-          if (names.contains("_delta_log")) return Seq(Left(result(display, "refused", "message" -> deltaRefusal(display, display))))
+          if (refuseDelta && names.contains("_delta_log")) return Seq(Left(result(display, "refused", "message" -> deltaRefusal(display, display))))
           if (names.exists(n => FooterRewrite.isOurs(n) && n.endsWith(".ready"))) {
             FooterRewrite.recoverReady(fs, dir, names)
             return rec(dir, display, rel)
@@ -150,8 +179,8 @@ private[superspark] object FooterTool {
   }
 
   private def run(paths: java.util.List[String], f: (Target, Configuration) => JMap[String, Any]): String = {
-    val conf = new Configuration()
-    ToolJson.write(walk(paths.asScala.toSeq, conf).map {
+    val conf = hadoopConf()
+    ToolJson.write(walk(paths.asScala.toSeq, conf, checkAll = true, refuseDelta = false).map {
       case Left(refusal) => refusal
       case Right(t) => guarded(t.display)(f(t, conf))
     })
@@ -160,7 +189,7 @@ private[superspark] object FooterTool {
   /** Runs `f` on every file of `paths`, its output under `output` (a file for a single file, else a folder). */
   private[parquet] def runWithOutput(paths: java.util.List[String], output: String,
       f: (Target, Option[HPath], Configuration) => JMap[String, Any]): String = {
-    val conf = new Configuration()
+    val conf = hadoopConf()
     val files = walk(paths.asScala.toSeq, conf)
     def isDir(p: String) = { val h = new HPath(p); val fs = h.getFileSystem(conf); fs.exists(h) && fs.getFileStatus(h).isDirectory }
     val single = paths.size == 1 && files.size == 1 && !isDir(paths.get(0))
@@ -398,12 +427,13 @@ private[superspark] object FooterTool {
 
   /**
    * The command line's JVM (`python -m superspark.footer` runs it, one process per call):
-   * `java -cp ... io.superspark.parquet.footer.tools.FooterTool COMMAND [--output OUT] [--to FORM] PATH...`;
+   * `java -cp ... io.superspark.parquet.footer.tools.FooterTool COMMAND [-D key=value]... [--output OUT] [--to FORM] PATH...`;
    * prints the JSON array on one line. Exit code 64 for a usage error, else 0 (the caller
    * reads the statuses).
    */
   def main(args: Array[String]): Unit = {
-    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate [--output OUT] [--to FORM] [--unsafe-in-place] PATH..."
+    val usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate [-D key=value]... [--output OUT] [--to FORM] " +
+      "[--unsafe-in-place] PATH..."
     var output: String = null
     var to: String = null
     var inPlace = false
@@ -414,6 +444,10 @@ private[superspark] object FooterTool {
         case "--output" if i + 1 < args.length => output = args(i + 1); i += 1
         case "--to" if i + 1 < args.length => to = args(i + 1); i += 1
         case "--unsafe-in-place" => inPlace = true
+        case "-D" if i + 1 < args.length && args(i + 1).contains("=") =>
+          val kv = args(i + 1); setConf(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1)); i += 1
+        case d if d.startsWith("-D") && d.contains("=") =>
+          setConf(d.substring(2, d.indexOf('=')), d.substring(d.indexOf('=') + 1))
         case p => paths.add(p)
       }
       i += 1

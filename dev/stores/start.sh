@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Starts the store suites' servers and prints their endpoints as NAME=value lines (also kept in
+# .tools/stores/run/env): an S3-compatible object store (S3Proxy on its filesystem backend, a
+# real S3 server in a JVM of its own; docs/storage.md says why this one) and an HDFS mini-cluster
+# (MiniHdfs.java, Hadoop's shaded mini-cluster in a JVM of its own). Fetches what it needs with
+# Maven into .tools/stores/ once. Idempotent: a server already running (its pid alive and its
+# port answering) is reused. Ports: SUPERSPARK_S3_PORT (18333), SUPERSPARK_HDFS_PORT (18020).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+tools="$root/.tools/stores"
+run="$tools/run"
+mkdir -p "$run"
+S3PROXY_VERSION=3.0.0
+HADOOP_VERSION=3.5.0
+s3port="${SUPERSPARK_S3_PORT:-18333}"
+hdfsport="${SUPERSPARK_HDFS_PORT:-18020}"
+bucket=superspark
+key=superspark
+secret=superspark-secret
+
+alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
+answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+wait_for() { # name port seconds
+  for _ in $(seq 1 $(( $3 * 5 ))); do
+    if answers "$2"; then return 0; fi
+    if ! alive "$1"; then echo "[superspark] $1 exited; its log: $run/$1.log" >&2; tail -20 "$run/$1.log" >&2; exit 1; fi
+    sleep 0.2
+  done
+  echo "[superspark] $1 did not answer on port $2 within $3 s; its log: $run/$1.log" >&2; exit 1
+}
+
+# --- S3: S3Proxy (Maven Central, one jar with its dependencies) ---
+jar="$tools/s3proxy-$S3PROXY_VERSION-jar-with-dependencies.jar"
+if [ ! -f "$jar" ]; then
+  mvn -q -B dependency:copy -Dartifact="org.gaul:s3proxy:$S3PROXY_VERSION:jar:jar-with-dependencies" \
+    -DoutputDirectory="$tools" >&2
+fi
+if ! alive s3proxy || ! answers "$s3port"; then
+  mkdir -p "$run/s3/$bucket"
+  cat > "$run/s3proxy.conf" <<CONF
+s3proxy.endpoint=http://127.0.0.1:$s3port
+s3proxy.authorization=aws-v2-or-v4
+s3proxy.identity=$key
+s3proxy.credential=$secret
+jclouds.provider=filesystem
+jclouds.filesystem.basedir=$run/s3
+CONF
+  nohup java -Xmx512m -jar "$jar" --properties "$run/s3proxy.conf" > "$run/s3proxy.log" 2>&1 &
+  echo $! > "$run/s3proxy.pid"
+  wait_for s3proxy "$s3port" 60
+fi
+
+# --- HDFS: a mini-cluster (hadoop-client-minicluster) ---
+if [ ! -f "$tools/hdfs-lib/.done" ]; then
+  mvn -q -B -f "$root/dev/stores/hdfs-pom.xml" dependency:copy-dependencies -Dhadoop.version="$HADOOP_VERSION" \
+    -DincludeScope=runtime -DoutputDirectory="$tools/hdfs-lib" >&2
+  touch "$tools/hdfs-lib/.done"
+fi
+if [ ! -f "$tools/hdfs-classes/MiniHdfs.class" ] || [ "$root/dev/stores/MiniHdfs.java" -nt "$tools/hdfs-classes/MiniHdfs.class" ]; then
+  javac -d "$tools/hdfs-classes" -cp "$tools/hdfs-lib/*" "$root/dev/stores/MiniHdfs.java"
+fi
+if ! alive hdfs || ! answers "$hdfsport"; then
+  rm -rf "$run/hdfs"
+  nohup java -Xmx1g -cp "$tools/hdfs-classes:$tools/hdfs-lib/*" MiniHdfs "$run/hdfs" "$hdfsport" > "$run/hdfs.log" 2>&1 &
+  echo $! > "$run/hdfs.pid"
+  wait_for hdfs "$hdfsport" 120
+  # the name node answers before the data node has registered: wait for the line MiniHdfs prints
+  for _ in $(seq 1 600); do grep -q '^SUPERSPARK_HDFS_URI=' "$run/hdfs.log" && break; alive hdfs || break; sleep 0.2; done
+  grep -q '^SUPERSPARK_HDFS_URI=' "$run/hdfs.log" || { echo "[superspark] HDFS did not come up; its log: $run/hdfs.log" >&2; exit 1; }
+fi
+
+cat > "$run/env" <<ENV
+SUPERSPARK_S3_ENDPOINT=http://127.0.0.1:$s3port
+SUPERSPARK_S3_BUCKET=$bucket
+SUPERSPARK_S3_ACCESS_KEY=$key
+SUPERSPARK_S3_SECRET_KEY=$secret
+SUPERSPARK_HDFS_URI=hdfs://127.0.0.1:$hdfsport
+ENV
+cat "$run/env"
