@@ -28,6 +28,11 @@ from superspark.arrow._storage import conform, conform_chunked
 from superspark.arrow._super import SUPER_TYPE_KEY, spark_storage, super_column
 from superspark.arrow._types import ExtensionTypeError, Identity
 
+__all__ = [
+    "NAME_KEY", "METADATA_KEY", "STORAGE_KEY", "encode_storage", "decode_storage", "spark_metadata",
+    "Nested", "nested_full_type", "nested_metadata", "to_arrow", "from_arrow"
+]
+
 NAME_KEY = "arrow.extension.name"
 METADATA_KEY = "arrow.extension.metadata"
 STORAGE_KEY = "arrow.extension.storage"

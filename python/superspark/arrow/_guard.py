@@ -26,6 +26,8 @@ import pyarrow as pa
 
 from superspark.arrow._types import VariantType
 
+__all__ = ["strip_schema", "strip", "guard_active", "install_parquet_variant_guard", "parquet_variant_guard"]
+
 
 def _is_variant(t: pa.DataType) -> bool:
     return isinstance(t, VariantType)

@@ -29,6 +29,11 @@ from superspark.arrow._spark_layout import SPARK_VARIANT, sparkable_type, spark_
 from superspark.arrow._storage import conform
 from superspark.arrow._types import ExtensionTypeError, Identity
 
+__all__ = [
+    "NESTED_KEY", "child_fields", "with_children", "has_nested_extension", "split", "parse_entries", "join",
+    "derive_storage", "spark_type", "has_nested", "to_spark"
+]
+
 NESTED_KEY = "arrow.extension.nested"
 
 

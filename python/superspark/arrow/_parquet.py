@@ -19,6 +19,8 @@ from superspark.arrow import _types as T
 from superspark.arrow._convert import _col_error, nested_metadata, spark_metadata
 from superspark.arrow._types import ExtensionTypeError
 
+__all__ = ["arrow_schema_of", "read_parquet"]
+
 
 def _first_file(path: str):
     import pyarrow.dataset as ds

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import inspect
 
+__all__ = [
+    "ArrowLayerUnsupported", "to_arrow_schema", "to_arrow_type", "group_arrow_eval_type", "spark_arrow_udf"
+]
+
 
 class ArrowLayerUnsupported(RuntimeError):
     """A feature of the Arrow layer that the running pyspark does not have."""

@@ -16,6 +16,11 @@ from superspark.arrow._spark_layout import SPARK_VARIANT, sparkable_type, spark_
 from superspark.arrow._storage import conform
 from superspark.arrow._types import ExtensionTypeError, Identity
 
+__all__ = [
+    "with_arrow_type", "with_offset", "uuid_from_string", "uuid_to_string", "with_arrow_types",
+    "map_in_arrow", "apply_in_arrow", "cogroup_apply_in_arrow", "arrow_type_of"
+]
+
 _UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 
 

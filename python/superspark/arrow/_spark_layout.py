@@ -11,6 +11,8 @@ import pyarrow.compute as pc
 
 from superspark.arrow._types import ExtensionTypeError
 
+__all__ = ["SPARK_VARIANT", "spark_variant", "sparkable_type", "is_spark_variant"]
+
 #: Spark's Arrow layout of VariantType (what createDataFrame recognizes as variant).
 SPARK_VARIANT = pa.struct([
     pa.field("value", pa.binary(), nullable=False),

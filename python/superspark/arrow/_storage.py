@@ -15,6 +15,8 @@ import pyarrow.compute as pc
 
 from superspark.arrow._types import ExtensionTypeError
 
+__all__ = ["conform", "conform_chunked"]
+
 
 def _offsets(arr: pa.Array) -> np.ndarray:
     dtype = np.int64 if pa.types.is_large_list(arr.type) or pa.types.is_large_binary(

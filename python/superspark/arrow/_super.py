@@ -17,6 +17,8 @@ from typing import Optional, Tuple
 
 import pyarrow as pa
 
+__all__ = ["SUPER_TYPE_KEY", "SUPER_VENDOR", "arrow_type_for", "super_column", "spark_storage"]
+
 #: Spark field metadata key that holds a column's Super type (see SuperTypes.MetadataKey).
 SUPER_TYPE_KEY = "super.type"
 SUPER_VENDOR = "superdb"

@@ -17,6 +17,15 @@ from typing import NamedTuple, Optional
 
 import pyarrow as pa
 
+__all__ = [
+    "EXT_NAME", "EXT_METADATA", "UUID", "JSON", "BOOL8", "OPAQUE", "FIXED_SHAPE_TENSOR",
+    "VARIABLE_SHAPE_TENSOR", "VARIANT", "TIMESTAMP_WITH_OFFSET", "CANONICAL_NAMES", "ExtensionTypeError",
+    "Identity", "VARIANT_STORAGE", "VariantType", "variant", "OFFSET_MINUTES_RANGE",
+    "timestamp_with_offset_storage", "TimestampWithOffsetType", "timestamp_with_offset",
+    "normalize_timestamp_with_offset", "identity_of", "identity_of_field", "make_type",
+    "variable_shape_tensor", "tensor_params", "register"
+]
+
 EXT_NAME = "ARROW:extension:name"
 EXT_METADATA = "ARROW:extension:metadata"
 

@@ -25,6 +25,8 @@ from superspark.arrow._spark import (
 from superspark.arrow._storage import conform
 from superspark.arrow._types import ExtensionTypeError
 
+__all__ = ["ArrowUDF", "arrow_udf"]
+
 
 def _wrap_array(arr: pa.Array, spec) -> pa.Array:
     """An argument array as the extension type of its spec (None: Spark variants only)."""
