@@ -240,7 +240,10 @@ class FooterCacheSuite extends SparkSessionSuite {
     writeExt(spark.range(0, 20000, 1, 1).selectExpr("19999 - id AS x"), b, opts: _*)
     val Seq(fa) = parquetFiles(Path.of(a))
     val Seq(fb) = parquetFiles(Path.of(b))
-    assert(Files.size(fa) == Files.size(fb)) // the premise: same length
+    // The premise: same length. parquet-java 1.15 (Spark 4.0) writes these two files 8 bytes apart,
+    // so there the case cannot be made this way and the test cancels, saying so; 1.16+ (4.1-4.3) run it.
+    assume(Files.size(fa) == Files.size(fb),
+      s"parquet-java ${org.apache.parquet.Version.VERSION_NUMBER} writes the two files at different lengths")
     assert(FooterFiles.readFooter(fa).footer.length == FooterFiles.readFooter(fb).footer.length)
     val uri = s"$scheme://${Path.of(a).toUri.getPath}"
     val q = () => spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count()
