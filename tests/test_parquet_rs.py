@@ -177,6 +177,33 @@ def test_superspark_ratified_alp_reads_the_same_bits_in_arrow_rs(spark, rs, spar
     assert {"7ff80000deadbeef", "8000000000000000", "fff0000000000000", "0000000000000001"} <= got_d
 
 
+def test_superspark_private_alp_reads_the_same_bits_in_arrow_rs(spark, rs, tmp_path):
+    """The private form keeps ordinary chunks (ALP lives in superspark's extension): arrow-rs
+    reads them with the same bits as the same table written without ALP (parquet-java's PLAIN
+    writer canonicalizes NaN payloads in both), and sees no ALP encoding."""
+    t = _table(70_001)
+    df = spark.createDataFrame(t).coalesce(1)
+    files = {}
+    for form in ("private", "none"):
+        out = str(tmp_path / form)
+        w = df.write.option("compression", "snappy")
+        if form == "private":
+            w = w.option("alpColumns", "d,f,req,rep").option("alpForm", "private")
+        w.parquet(out)
+        [files[form]] = glob.glob(os.path.join(out, "*.parquet"))
+    assert pq.ParquetFile(files["private"]).metadata.metadata[b"superspark.alp"] == b"private"
+    private, plain = dump(rs, files["private"]), dump(rs, files["none"])
+    assert private["num_rows"] == plain["num_rows"] == t.num_rows
+    for name in ("id", "d", "f", "req", "rep"):
+        got, chunks = column(private, name)
+        assert got == column(plain, name)[0], name
+        assert all("ALP" not in c["encodings"] for c in chunks), name
+    # and those are the table's values, NaN payloads aside
+    ids = [int(i) for i in column(private, "id")[0]]
+    want = bits(t.column("req").combine_chunks().take(pa.array(ids)))
+    assert column(private, "req")[0] == want
+
+
 # ------------------------------------------------------------------ arrow-rs -> superspark
 
 def _write_rs(rs, tmp_path, name, arr, nullable, codec, version, per_group, page_rows):
