@@ -34,11 +34,6 @@ WRITE = "spark.superspark.parquet.footer.write"
 READ = "spark.superspark.parquet.footer.read"
 STRICT = "spark.superspark.parquet.footer.strict"
 
-arrow_layer = pytest.mark.skipif(
-    tuple(int(x) for x in __import__("pyspark").__version__.split(".")[:2]) < (4, 2),
-    reason="superspark.arrow needs pyspark >= 4.2 (it calls PySpark's Arrow helpers of 4.2+); docs/spark-lines.md")
-
-
 # A Spark Connect client created earlier in this pytest process (tests/test_foundation.py)
 # leaves SPARK_CONNECT_MODE_ENABLED set, which makes pyspark build Connect columns for the
 # classic session; these tests use the classic session only.
@@ -383,7 +378,6 @@ def uuid_table(n=5):
     return ids, pa.table({"u": pa.array([u.bytes for u in ids], pa.uuid()), "x": pa.array(range(n), pa.int64())})
 
 
-@arrow_layer
 def test_uuid_from_pyarrow_reads_and_round_trips(spark, tmp_dir):
     ids, table = uuid_table()
     src = os.path.join(tmp_dir, "u.parquet")
@@ -478,7 +472,6 @@ def nested_uuid_table():
     return ids, pa.table({"x": pa.array([0, 1, 2], pa.int64()), "ids": lists, "m": maps, "s": structs})
 
 
-@arrow_layer
 def test_nested_uuid_and_json_from_pyarrow_round_trip(spark, tmp_dir):
     """list<uuid>, map<string, uuid> and struct<doc: json> from pyarrow: Spark reads them tagged
     by Arrow path, to_arrow gives pyarrow's types back, and Spark writes the logical types."""
