@@ -206,9 +206,14 @@ private[superspark] object VectorReaders {
     private val last = ordinals.lastIndexWhere(_ >= 0)
     private val unfilled = (0 until target.length).filterNot(ordinals.contains).toArray
 
-    def read(s: Src, off: Int, len: Int, row: Int): Unit = {
+    /** The target's columns that no field of the record fills: null in `row`. */
+    private def nullUnfilled(row: Int): Unit = {
       var k = 0
       while (k < unfilled.length) { sinks(unfilled(k)).vec.putNull(row); k += 1 }
+    }
+
+    def read(s: Src, off: Int, len: Int, row: Int): Unit = {
+      nullUnfilled(row)
       val end = off + len
       var p = off
       var i = 0
@@ -235,8 +240,7 @@ private[superspark] object VectorReaders {
      */
     def readIf(s: Src, off: Int, len: Int, row: Int, filterOrdinals: Set[Int], pred: InternalRow => Boolean,
         view: InternalRow): Boolean = {
-      var k = 0
-      while (k < unfilled.length) { sinks(unfilled(k)).vec.putNull(row); k += 1 }
+      nullUnfilled(row)
       val end = off + len
       var p = off
       var i = 0
