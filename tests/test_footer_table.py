@@ -112,7 +112,7 @@ def test_delta_tables_are_refused_by_the_table_functions_and_the_cli(spark, tmp_
     (d / "_delta_log").mkdir()
     before = {f: open(f, "rb").read() for f in _parquet_files(str(d))}
     for path in (str(d), _parquet_files(str(d))[0]):
-        with pytest.raises(Exception, match="UNSUPPORTED_FEATURE.TABLE_OPERATION") as e:
+        with pytest.raises(Exception, match="SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED") as e:
             footer.migrate_table(spark, path, to="final")
         assert "is in the Delta table" in str(e.value) and "migrate_table" in str(e.value)
     with pytest.raises(Exception, match="is in the Delta table"):

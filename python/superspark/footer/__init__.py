@@ -199,7 +199,7 @@ def migrate_table(spark, path: Union[str, os.PathLike], to: str, progress: bool 
     crash-safely, as :func:`migrate` does.
 
     Idempotent and resumable: files already in ``to`` are ``already``; after a crash, the same call
-    finishes the rest and redoes nothing. Raises (Spark's ``UNSUPPORTED_FEATURE.TABLE_OPERATION``) for a
+    finishes the rest and redoes nothing. Raises (``SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED``) for a
     path in a Delta table, ``PATH_NOT_FOUND`` for a missing one.
 
     Returns a DataFrame, computed (the files are rewritten when this returns), with one row per file:

@@ -9,6 +9,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetWriteSupport, VectorizedParquetRecordReader}
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.superspark.BatchColumns
 
 /**
  * The ALP columns of one file of a scan (docs/alp.md, "Reading"), around Spark's vectorized
@@ -22,7 +23,7 @@ import org.apache.spark.sql.types.StructType
  * The stream is this object's until `wrap` hands it to the [[AlpBatchReader]] (which closes it
  * with Spark's reader); `close` closes it otherwise. A plan with no ALP column closes it at once.
  */
-sealed abstract class AlpColumns {
+private[superspark] sealed abstract class AlpColumns extends BatchColumns {
   /** The task context Spark's reader is initialized with: for ALP columns, without them and reading whole row groups. */
   def context(context: TaskAttemptContextImpl): TaskAttemptContextImpl
 
@@ -33,7 +34,7 @@ sealed abstract class AlpColumns {
   def close(): Unit
 }
 
-object AlpColumns {
+private[superspark] object AlpColumns {
 
   /** A file without ALP columns (or a scan that reads none). */
   object NoAlp extends AlpColumns {

@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * bytes into the `float` the schema says, in column batches (a view over the reader's
  * vector, nothing copied) and in rows.
  */
-object Float16Columns {
+private[superspark] object Float16Columns {
   /** Positions of the top-level `float` columns tagged FLOAT16 in a scan's required schema. */
   def positions(required: StructType): Array[Int] =
     required.fields.indices.filter(i => ParquetLogicalTypes.isFloat16Column(required(i))).toArray

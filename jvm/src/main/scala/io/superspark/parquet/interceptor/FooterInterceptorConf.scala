@@ -11,7 +11,7 @@ import io.superspark.parquet.footer.codec.FooterForm
  * ([[SuperSparkSQLConf]]): `SET -v` lists them, bad values fail naming the key.
  * See docs/parquet-interceptor.md.
  */
-object FooterInterceptorConf {
+private[superspark] object FooterInterceptorConf {
   /** Write the FlatBuffers footer extension into every Parquet file Spark writes. */
   val WriteKey: String = SuperSparkSQLConf.FooterWrite.key
   /** Decode footers through the footer library (extension when present, Thrift otherwise). */

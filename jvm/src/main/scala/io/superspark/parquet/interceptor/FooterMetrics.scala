@@ -17,7 +17,7 @@ import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
  * long as the plan does. Every value they receive on the driver also goes to the driver-wide
  * totals, a fixed set of counters (`FooterMetrics.snapshot`): nothing is kept per scan.
  */
-final class FooterMetrics private (
+private[superspark] final class FooterMetrics private (
     val flatBuffer: SQLMetric,
     val thrift: SQLMetric,
     val fallbacks: SQLMetric,
@@ -52,7 +52,7 @@ final class FooterMetrics private (
     FooterMetrics.CacheKeys.zip(Seq(cacheHits, cacheMisses, bytesRead))
 }
 
-object FooterMetrics {
+private[superspark] object FooterMetrics {
   /** Metric keys on the scan node (Spark style). */
   val Keys: Seq[String] = Seq("footersFlatBuffer", "footersThrift", "footerFallbacks", "footerDecodeTime")
 

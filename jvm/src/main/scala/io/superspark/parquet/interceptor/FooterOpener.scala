@@ -24,10 +24,10 @@ import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFil
  * cache key and the cache's bound, when the cache is on; `cacheTail`: the file's tail kept with
  * a key without a version ([[FooterCache.Entry.tail]]).
  */
-final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
+private[superspark] final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
     inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false,
     footerBytes: FooterBytes = null, wholeFooter: Boolean = false, cacheAs: Option[(FooterCache.Key, Long)] = None,
-    cacheTail: Array[Byte] = null)
+    cacheTail: Array[Byte] = null) extends org.apache.spark.sql.superspark.ScanFooter
 
 /**
  * Opens a Parquet file and reads its footer through the footer library: the FlatBuffer
@@ -36,7 +36,7 @@ final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFil
  * (an error with `strict`). The footer is then made readable by Spark
  * ([[ParquetLogicalTypes.forSpark]]). Counts go to `metrics`.
  */
-object FooterOpener extends Logging {
+private[superspark] object FooterOpener extends Logging {
 
   private val SignedMinMaxKey = "parquet.strings.signed-min-max.enabled"
 

@@ -35,7 +35,7 @@ private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetr
       parameters: Map[String, String],
       files: Seq[FileStatus]): Option[StructType] = {
     if (FooterInterceptorConf.readEnabled(sparkSession.sessionState.conf)) {
-      ParquetFooterScan.inferSchema(sparkSession, parameters, files)
+      ParquetFooterScan.inferSchema(sparkSession, parameters, files, InterceptorScanHooks(sparkSession))
     } else {
       super.inferSchema(sparkSession, parameters, files)
     }
@@ -71,9 +71,8 @@ private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetr
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      val metrics = scanMetrics.getOrElse(FooterMetrics.create(sparkSession.sparkContext))
       ParquetFooterScan.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf,
-        metrics)
+        InterceptorScanHooks(sparkSession, scanMetrics))
     }
   }
 

@@ -24,7 +24,7 @@ import org.apache.parquet.io.{InputFile, ParquetDecodingException, SeekableInput
  * parquet-java's, from the same configuration keys. The reader owns `stream` once
  * `initialize` returned.
  */
-class FooterRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat.Filter, file: InputFile,
+private[superspark] class FooterRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat.Filter, file: InputFile,
     footer: ParquetMetadata, stream: SeekableInputStream)
   extends ParquetRecordReader[T](readSupport, filter) {
 
@@ -47,7 +47,7 @@ class FooterRecordReader[T](readSupport: ReadSupport[T], filter: FilterCompat.Fi
   }
 }
 
-object FooterRecordReader {
+private[superspark] object FooterRecordReader {
   private lazy val internalField = {
     val f = classOf[ParquetRecordReader[_]].getDeclaredField("internalReader")
     f.setAccessible(true)

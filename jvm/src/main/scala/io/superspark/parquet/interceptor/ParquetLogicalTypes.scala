@@ -34,7 +34,7 @@ import org.json4s.jackson.JsonMethods
  * `halffloat`), and the scan turns the bytes into floats ([[Float16Columns]]). A `float`
  * column tagged so is written as FLOAT16. FLOAT16 below the top level stays refused.
  */
-object ParquetLogicalTypes {
+private[superspark] object ParquetLogicalTypes {
   val ExtensionNameKey = "arrow.extension.name"
   val NestedKey = "arrow.extension.nested"
   val Uuid = "arrow.uuid"

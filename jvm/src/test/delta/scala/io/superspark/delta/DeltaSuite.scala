@@ -149,8 +149,10 @@ class DeltaSuite extends AnyFunSuite {
           .map(f => java.nio.file.Paths.get(new java.net.URI(f)))
         assert(files().forall(f => FooterFiles.formOf(FooterFiles.readFooter(f)) == FooterForm.Plain))
 
-        val refused = intercept[org.apache.spark.SparkException](FooterTableJob.run(spark, t, "migrate", "final", progress = false))
-        assert(refused.getCondition == "UNSUPPORTED_FEATURE.TABLE_OPERATION" && refused.getMessage.contains("PAR3"))
+        val refused = intercept[java.io.IOException](FooterTableJob.run(spark, t, "migrate", "final", progress = false))
+          .asInstanceOf[org.apache.spark.SparkThrowable]
+        assert(refused.getCondition == "SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED" && refused.getSqlState == "0A000" &&
+          refused.getMessage.contains("PAR3"), refused.getMessage)
 
         val result = FooterTableJob.run(spark, t, "migrate", "intermediate", progress = false).collect()
         assert(result.nonEmpty && result.forall(_.getString(1) == "done"), result.mkString("\n"))

@@ -1,14 +1,14 @@
 package io.superspark.delta.lake
 
 import org.apache.hadoop.fs.{Path => HPath}
-import org.apache.spark.SparkException
+
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{Action, AddFile}
 import org.apache.spark.util.SerializableConfiguration
 
 import io.superspark.parquet.footer.codec.FooterForm
-import io.superspark.parquet.footer.tools.{FooterTableJob, FooterTool}
+import io.superspark.parquet.footer.tools.{DeltaTableRewriteRefusedException, FooterTableJob, FooterTool}
 
 /**
  * A footer rewrite of a Delta table as a Delta commit, the way OPTIMIZE replaces files (issue #23):
@@ -33,11 +33,9 @@ private[superspark] object DeltaFooterRewrite {
     FooterTool.rewriter(command, to, inPlace = false) // checks the command and the form first
     if (command == "migrate" && FooterForm.parse(to).contains(FooterForm.Final)) {
       // Delta reads its files with Spark's own Parquet reader, which needs PAR1 files.
-      throw new SparkException(errorClass = "UNSUPPORTED_FEATURE.TABLE_OPERATION",
-        messageParameters = Map("tableName" -> s"delta.`$table`", "operation" ->
-          ("superspark footer migrate to the final form: Delta reads its data files with Spark's own Parquet " +
-            "reader, which cannot open final-form (PAR3) files; use the private or intermediate form")),
-        cause = null)
+      throw new DeltaTableRewriteRefusedException(table, table, "migrate to the final form: Delta reads its data " +
+        "files with Spark's own Parquet reader, which cannot open final-form (PAR3) files; use the private or " +
+        "intermediate form")
     }
     val log = DeltaLog.forTable(spark, table)
     val txn = log.startTransaction()

@@ -11,7 +11,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterScanFormat}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterScanFormat, InterceptorScanHooks}
 
 /**
  * Delta Lake's Parquet format, whose scans read footers through the footer library
@@ -56,9 +56,9 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      val metrics = scanMetrics.getOrElse(FooterMetrics.create(sparkSession.sparkContext))
       ParquetFooterScan.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
-        prepareSchemaForRead(requiredSchema), physicalFilters(dataSchema, filters), options, hadoopConf, metrics)
+        prepareSchemaForRead(requiredSchema), physicalFilters(dataSchema, filters), options, hadoopConf,
+        InterceptorScanHooks(sparkSession, scanMetrics))
     }
   }
 

@@ -133,11 +133,8 @@ private[superspark] object FooterTableJob {
     () => { timer.shutdownNow(); timer.awaitTermination(1, TimeUnit.SECONDS); draw(); System.err.println() }
   }
 
-  private def deltaTable(path: String, table: String): SparkException = new SparkException(
-    errorClass = "UNSUPPORTED_FEATURE.TABLE_OPERATION",
-    messageParameters = Map("tableName" -> s"delta.`$table`",
-      "operation" -> (s"superspark footer rewrites of $path: " + FooterTool.deltaRefusal(path, table))),
-    cause = null)
+  private def deltaTable(path: String, table: String): DeltaTableRewriteRefusedException =
+    new DeltaTableRewriteRefusedException(path, table, FooterTool.deltaRefusal(path, table))
 
   // ---- SQL ----
 

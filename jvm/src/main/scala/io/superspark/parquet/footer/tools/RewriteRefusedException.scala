@@ -8,3 +8,11 @@ import io.superspark.parquet.ParquetFooterException
  */
 private[superspark] class RewriteRefusedException(val reason: String)
     extends ParquetFooterException("SUPERSPARK_FOOTER_REWRITE_REFUSED", Map("reason" -> reason), null)
+
+/**
+ * A table job (or its SQL form) refused on a Delta table: a path inside the table, a table on a line
+ * without Delta Lake, or a form Delta cannot read. Nothing was touched.
+ */
+private[superspark] class DeltaTableRewriteRefusedException(path: String, table: String, reason: String)
+    extends ParquetFooterException("SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED",
+      Map("path" -> path, "table" -> table, "reason" -> reason), null)

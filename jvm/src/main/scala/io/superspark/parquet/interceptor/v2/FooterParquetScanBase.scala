@@ -14,7 +14,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, InterceptorScanHooks}
 
 /**
  * Spark's DSv2 `ParquetScan` (planning, splits, pushdown, explain output all Spark's) whose
@@ -53,7 +53,7 @@ private[superspark] trait FooterParquetScanBase extends ParquetScan {
     val caseSensitiveOptions = options.asCaseSensitiveMap.asScala.toMap
     val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
       caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> batches.toString), hadoopConf,
-      FooterMetrics.create(sparkSession.sparkContext))
+      InterceptorScanHooks(sparkSession))
     new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, sessionConf))
   }
 

@@ -13,7 +13,7 @@ import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, InterceptorScanHooks, ParquetLogicalTypes}
 
 /**
  * Spark's DSv2 `ParquetTable` with schema inference (including `mergeSchema`) through the
@@ -32,7 +32,7 @@ private[superspark] class FooterParquetTable(
 
   override def inferSchema(files: Seq[FileStatus]): Option[StructType] = {
     if (FooterInterceptorConf.readEnabled(SQLConf.get)) {
-      ParquetFooterScan.inferSchema(sparkSession, options.asScala.toMap, files)
+      ParquetFooterScan.inferSchema(sparkSession, options.asScala.toMap, files, InterceptorScanHooks(sparkSession))
     } else {
       super.inferSchema(files)
     }

@@ -29,25 +29,23 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.Utils
 
-import io.superspark.parquet.interceptor.{AlpColumns, Float16Columns, FooterInterceptorConf, FooterMetrics, FooterOpener, FooterRecordReader, OpenedFooter, ParquetLogicalTypes}
-
 // Mirrors Spark 4.3.0 (tag v4.3.0), sql/core/src/main/scala/org/apache/spark/sql/execution/
 // datasources/parquet/ParquetFileFormat.scala (`buildReaderWithPartitionValues` with its
 // `buildVectorizedIterator` and `buildRowBasedIterator`, `setupHadoopConf`,
 // `mergeSchemasInParallel`'s per-task reader) and ParquetUtils.scala (`inferSchema`'s file
 // choice). Where Spark 4.0, 4.1 or 4.2 differ, the code calls the line's adapter,
 // SparkLineShims, at a `Hook:` mark; what superspark adds or changes is marked `Ours:` (the
-// footer library, ALP columns, FLOAT16 and UUID annotations are calls into
-// io.superspark.parquet.interceptor).
+// footer library, ALP columns, FLOAT16 and UUID annotations are calls to the scan's
+// FooterScanHooks, which the interceptor implements).
 // Spark 4.3's archive inputs are not copied: such scans stay on Spark's reader. Correct for the
 // jar's Spark line only: on any other version the extension does not install the interceptor
-// (io.superspark.parquet.interceptor.InterceptorVersions).
+// (the interceptor's InterceptorVersions).
 
 /**
- * The scan and schema inference of [[io.superspark.parquet.interceptor.FooterParquetFileFormat]]:
+ * The scan and schema inference of the interceptor's `FooterParquetFileFormat`:
  * Spark's `ParquetFileFormat.buildReaderWithPartitionValues` and `ParquetUtils.inferSchema`
  * as of **Spark 4.3.0**, with the footer read through the footer library
- * ([[FooterOpener]]) instead of `ParquetFooterReader`. Everything else (filter pushdown,
+ * ([[FooterScanHooks.openFooter]]) instead of `ParquetFooterReader`. Everything else (filter pushdown,
  * rebase modes, vectorized and row-based readers) is Spark's own code, called as Spark calls it.
  */
 object ParquetFooterScan {
@@ -68,7 +66,7 @@ object ParquetFooterScan {
   }
 
   /**
-   * The reader function of a scan. Ours: top-level FLOAT16 columns ([[Float16Columns]]) are
+   * The reader function of a scan. Ours: top-level FLOAT16 columns ([[FooterScanHooks.float16]]) are
    * read by Spark's reader as binary and turned into floats after it.
    */
   def buildReader(
@@ -78,16 +76,14 @@ object ParquetFooterScan {
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration,
-      metrics: FooterMetrics): PartitionedFile => Iterator[InternalRow] = {
-    val float16 = Float16Columns.positions(requiredSchema)
-    if (float16.isEmpty) {
-      buildSparkReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf, metrics)
-    } else {
-      val read = Float16Columns.asRead(requiredSchema, float16)
-      val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, metrics,
-        vectorizedAllowed = SparkLineShims.vectorizedFloat16)
-      val converter = new Float16Columns.Converter(read, partitionSchema, float16)
-      (file: PartitionedFile) => converter(reader(file))
+      hooks: FooterScanHooks): PartitionedFile => Iterator[InternalRow] = {
+    hooks.float16(requiredSchema, partitionSchema) match {
+      case None =>
+        buildSparkReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf, hooks)
+      case Some((read, converter)) =>
+        val reader = buildSparkReader(sparkSession, partitionSchema, read, filters, options, hadoopConf, hooks,
+          vectorizedAllowed = SparkLineShims.vectorizedFloat16)
+        (file: PartitionedFile) => converter(reader(file))
     }
   }
 
@@ -98,7 +94,7 @@ object ParquetFooterScan {
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration,
-      metrics: FooterMetrics,
+      hooks: FooterScanHooks,
       vectorizedAllowed: Boolean = true): PartitionedFile => Iterator[InternalRow] = {
     val sqlConf = sparkSession.sessionState.conf
     setupHadoopConf(hadoopConf, sqlConf, requiredSchema)
@@ -129,27 +125,23 @@ object ParquetFooterScan {
           s"To workaround this issue, set ${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key}=false.")).equals("true")
 
     // Ours: the columns to decode (by name, unless columns are matched by field id).
-    val strict = FooterInterceptorConf.strict(sqlConf)
     val byFieldId = sqlConf.parquetFieldIdReadEnabled && ParquetUtils.hasFieldIds(requiredSchema)
     val columns = if (byFieldId) None else Some(requiredSchema.fieldNames.toSeq)
-    // Ours: the verified-footer cache's bound (0: off), read on the driver.
-    val cacheBytes = FooterInterceptorConf.cacheBytes(sqlConf)
-    // Ours: ALP columns (AlpColumns, docs/alp.md): vectorized reader only, columns matched by name.
-    val alpScan = AlpColumns.Scan(SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId,
-      requiredSchema, partitionSchema.length, capacity, enableOffHeapColumnVector, isCaseSensitive, returningBatch, metrics)
+    // Ours: ALP columns (docs/alp.md): vectorized reader only, columns matched by name.
+    val alpColumns = hooks.batchColumns(SuperSparkSQLConf.alpRead(sqlConf) && enableVectorizedReader && !byFieldId,
+      requiredSchema, partitionSchema.length, capacity, enableOffHeapColumnVector, isCaseSensitive, returningBatch)
 
     (file: PartitionedFile) => {
       assert(file.partitionValues.numFields == partitionSchema.size)
       val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
       val sharedConf = broadcastedHadoopConf.value.value
       // Ours: the footer through the footer library. Both readers keep the stream and get the
-      // split's row groups, the row-based reader too (FooterRecordReader: parquet-java's record
+      // split's row groups, the row-based reader too (the hooks' `recordReader`: parquet-java's record
       // reader then reads no footer itself).
-      val openedFooter = FooterOpener.open(sharedConf, file.toPath, file.start, file.length, keepOpen = true,
-        columns, isCaseSensitive, strict, metrics, cacheBytes).getOrElse {
+      val openedFooter: ScanFooter = hooks.openFooter(sharedConf, file.toPath, file.start, file.length,
+        keepOpen = true, columns, isCaseSensitive).getOrElse {
         // Hook: Spark's own footer read (`ParquetFooterReader.openFileAndReadFooter` from 4.1).
-        val own = SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
-        OpenedFooter(own.footer, own.inputFile, own.inputStream, own.footer.getFileMetaData.getSchema)
+        SparkLineShims.openFooter(sharedConf, file, enableVectorizedReader)
       }
       val shouldCloseInputStream = new AtomicBoolean(openedFooter.inputStream.isDefined)
       try {
@@ -181,11 +173,11 @@ object ParquetFooterScan {
           buildVectorizedIterator(hadoopAttemptContext, split, file.partitionValues, partitionSchema, convertTz,
             datetimeRebaseSpec, int96RebaseSpec, enableOffHeapColumnVector, returningBatch, capacity, openedFooter,
             shouldCloseInputStream,
-            alpScan.open(file.toPath, openedFooter, sharedConf)) // Ours: the file's ALP columns (AlpColumns).
+            alpColumns(file.toPath, openedFooter, sharedConf)) // Ours: the file's ALP columns.
         } else {
           buildRowBasedIterator(hadoopAttemptContext, split, file.partitionValues, partitionSchema, convertTz,
             datetimeRebaseSpec, int96RebaseSpec, requiredSchema, pushed, enableRecordFilter,
-            openedFooter, shouldCloseInputStream) // Ours: the footer and its stream for parquet-java's reader.
+            openedFooter, shouldCloseInputStream, hooks) // Ours: the footer and its stream for parquet-java's reader.
         }
       } finally {
         if (shouldCloseInputStream.get) openedFooter.inputStream.foreach(Utils.closeQuietly)
@@ -197,8 +189,8 @@ object ParquetFooterScan {
   private def buildVectorizedIterator(hadoopAttemptContext: TaskAttemptContextImpl, split: FileSplit,
       partitionValues: InternalRow, partitionSchema: StructType, convertTz: Option[ZoneId],
       datetimeRebaseSpec: RebaseDateTime.RebaseSpec, int96RebaseSpec: RebaseDateTime.RebaseSpec,
-      enableOffHeapColumnVector: Boolean, returningBatch: Boolean, batchSize: Int, openedFooter: OpenedFooter,
-      shouldCloseInputStream: AtomicBoolean, alp: AlpColumns): Iterator[InternalRow] = {
+      enableOffHeapColumnVector: Boolean, returningBatch: Boolean, batchSize: Int, openedFooter: ScanFooter,
+      shouldCloseInputStream: AtomicBoolean, alp: BatchColumns): Iterator[InternalRow] = {
     val vectorizedReader = new VectorizedParquetRecordReader(convertTz.orNull,
       datetimeRebaseSpec.mode.toString, datetimeRebaseSpec.timeZone,
       int96RebaseSpec.mode.toString, int96RebaseSpec.timeZone,
@@ -213,7 +205,7 @@ object ParquetFooterScan {
       if (returningBatch) {
         vectorizedReader.enableReturningBatches()
       }
-      alp.wrap(vectorizedReader, iter) // Ours: the ALP columns join Spark's batches (AlpColumns).
+      alp.wrap(vectorizedReader, iter) // Ours: the ALP columns join Spark's batches.
     } catch {
       case e: Throwable =>
         iter.close()
@@ -230,27 +222,24 @@ object ParquetFooterScan {
       partitionValues: InternalRow, partitionSchema: StructType, convertTz: Option[ZoneId],
       datetimeRebaseSpec: RebaseDateTime.RebaseSpec, int96RebaseSpec: RebaseDateTime.RebaseSpec,
       requiredSchema: StructType, pushed: Option[FilterPredicate], enableRecordFilter: Boolean,
-      openedFooter: OpenedFooter, shouldCloseInputStream: AtomicBoolean): Iterator[InternalRow] = {
+      openedFooter: ScanFooter, shouldCloseInputStream: AtomicBoolean, hooks: FooterScanHooks): Iterator[InternalRow] = {
     // Ours: the file schema reaches the read support without UUID annotations, which
     // Spark's converter refuses.
     val readSupport = new ParquetReadSupport(convertTz, enableVectorizedReader = false,
         datetimeRebaseSpec, int96RebaseSpec) {
       override def init(context: InitContext): ReadContext = super.init(new InitContext(
-        context.getConfiguration, context.getKeyValueMetadata, ParquetLogicalTypes.forSpark(context.getFileSchema)))
+        context.getConfiguration, context.getKeyValueMetadata, hooks.forSpark(context.getFileSchema)))
       override def prepareForRead(conf: Configuration, keyValueMetaData: java.util.Map[String, String],
           fileSchema: MessageType, readContext: ReadContext): RecordMaterializer[InternalRow] =
-        super.prepareForRead(conf, keyValueMetaData, ParquetLogicalTypes.forSpark(fileSchema), readContext)
+        super.prepareForRead(conf, keyValueMetaData, hooks.forSpark(fileSchema), readContext)
     }
     val recordFilter = if (pushed.isDefined && enableRecordFilter) FilterCompat.get(pushed.get, null)
       else FilterCompat.NOOP
     // Ours: parquet-java's record reader gets the footer read above and its stream (no
     // second footer read; a final-form PAR3 file, which parquet-java cannot open, too).
     // Files Spark's own reader opened (no stream) stay with parquet-java's reader.
-    val reader = openedFooter.inputStream match {
-      case Some(in) if openedFooter.footerBytes != null =>
-        new FooterRecordReader[InternalRow](readSupport, recordFilter, openedFooter.inputFile, openedFooter.footer, in)
-      case _ => new ParquetRecordReader[InternalRow](readSupport, recordFilter)
-    }
+    val reader = hooks.recordReader(readSupport, recordFilter, openedFooter)
+      .getOrElse(new ParquetRecordReader[InternalRow](readSupport, recordFilter))
     val readerWithRowIndexes = ParquetRowIndexUtil.addRowIndexToRecordReaderIfNeeded(reader, requiredSchema)
     val iter = new RecordReaderIterator[InternalRow](readerWithRowIndexes)
     try {
@@ -296,16 +285,13 @@ object ParquetFooterScan {
    * read on the driver, several in Spark's parallel schema merge with our footer reader.
    */
   def inferSchema(sparkSession: SparkSession, parameters: Map[String, String],
-      files: Seq[FileStatus]): Option[StructType] = {
+      files: Seq[FileStatus], hooks: FooterScanHooks): Option[StructType] = {
     val touch = filesToTouch(sparkSession, parameters, files)
     val sqlConf = sparkSession.sessionState.conf
-    val strict = FooterInterceptorConf.strict(sqlConf)
-    val cacheBytes = FooterInterceptorConf.cacheBytes(sqlConf)
-    val metrics = FooterMetrics.create(sparkSession.sparkContext)
     // The converter's settings, as Spark's mergeSchemasInParallel takes them from the session.
     val converterConf = SparkLineShims.converterSettings(sqlConf)
     val reader = (fs: Seq[FileStatus], conf: Configuration, ignoreCorruptFiles: Boolean, ignoreMissingFiles: Boolean) =>
-      readSchemas(fs, conf, converterConf, strict, cacheBytes, metrics, ignoreCorruptFiles, ignoreMissingFiles)
+      readSchemas(fs, conf, converterConf, hooks, ignoreCorruptFiles, ignoreMissingFiles)
     if (touch.size == 1) {
       val conf = sparkSession.sessionState.newHadoopConfWithOptions(parameters)
       reader(touch, conf, sqlConf.ignoreCorruptFiles, sqlConf.ignoreMissingFiles).headOption
@@ -316,19 +302,18 @@ object ParquetFooterScan {
 
   /** Spark 4.3.0's per-task schema reader (`ParquetFileFormat.mergeSchemasInParallel`), our footers. */
   private def readSchemas(files: Seq[FileStatus], conf: Configuration, settings: SparkLineShims.ConverterSettings,
-      strict: Boolean, cacheBytes: Long, metrics: FooterMetrics, ignoreCorruptFiles: Boolean,
+      hooks: FooterScanHooks, ignoreCorruptFiles: Boolean,
       ignoreMissingFiles: Boolean): Seq[StructType] = {
     val converter = SparkLineShims.schemaConverter(settings)
     files.flatMap { f =>
       // The footer read as Spark's readParquetFootersInParallel guards it; the conversion after
       // it (unsupported types) fails as in Spark, unwrapped.
       val footer = try {
-        Some(FooterOpener.open(conf, f.getPath, 0, f.getLen, keepOpen = false, None,
-          caseSensitive = true, strict, metrics, cacheBytes) match {
+        Some(hooks.openFooter(conf, f.getPath, 0, f.getLen, keepOpen = false, None, caseSensitive = true) match {
           case Some(o) => (o.footer, o.fileSchema)
           case None =>
             val raw = SparkLineShims.readSchemaFooter(conf, f) // Hook: the line's footer read, no row groups
-            (ParquetLogicalTypes.forSpark(raw), raw.getFileMetaData.getSchema)
+            (hooks.forSpark(raw), raw.getFileMetaData.getSchema)
         })
       } catch {
         case e: java.io.FileNotFoundException if ignoreMissingFiles => None
@@ -341,7 +326,7 @@ object ParquetFooterScan {
       }
       footer.map { case (md, fileSchema) =>
         val schema = ParquetFileFormat.readSchemaFromFooter(new Footer(f.getPath, md), converter)
-        ParquetLogicalTypes.tag(schema, fileSchema)
+        hooks.tag(schema, fileSchema)
       }
     }
   }

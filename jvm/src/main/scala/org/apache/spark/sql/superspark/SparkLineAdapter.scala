@@ -22,7 +22,9 @@ import org.apache.spark.util.SerializableConfiguration
  * A footer Spark's own reader read (`SparkLineAdapter.openFooter`): parquet-java's types only,
  * so the adapter needs nothing of superspark's footer library.
  */
-final case class LineFooter(footer: ParquetMetadata, inputFile: HadoopInputFile, inputStream: Option[SeekableInputStream])
+final case class LineFooter(footer: ParquetMetadata, inputFile: HadoopInputFile, inputStream: Option[SeekableInputStream]) extends ScanFooter {
+  override def fileSchema: MessageType = footer.getFileMetaData.getSchema
+}
 
 /**
  * The contract of the Spark-line adapter (docs/spark-lines.md): every Spark or parquet-java API

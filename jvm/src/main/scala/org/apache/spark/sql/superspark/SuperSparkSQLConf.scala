@@ -4,15 +4,13 @@ import java.util.Locale
 
 import org.apache.spark.internal.config.{ConfigBuilder, ConfigEntry}
 import org.apache.spark.sql.internal.SQLConf
-import io.superspark.parquet.footer.codec.FooterForm
-import io.superspark.parquet.alp.AlpForm
 
 /**
  * superspark's settings as registered SQL configuration entries (Spark's `SQLConf.buildConf`,
  * as Delta's `DeltaSQLConf` does): `SET -v` lists them with their docs and defaults, and a bad
  * value fails with Spark's error naming the key. `ConfigBuilder`/`ConfigEntry` are
  * `private[spark]`, hence this package; the rest of superspark reads them through
- * `io.superspark.parquet.interceptor.FooterInterceptorConf`.
+ * the interceptor's `FooterInterceptorConf`.
  *
  * Entries register when this object is first used; [[SuperSparkSQLConf.register]] (called by
  * the extension) makes that happen before the session's conf is set.
