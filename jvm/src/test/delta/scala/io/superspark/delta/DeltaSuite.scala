@@ -150,8 +150,8 @@ class DeltaSuite extends AnyFunSuite {
         assert(files().forall(f => FooterFiles.formOf(FooterFiles.readFooter(f)) == FooterForm.Plain))
 
         val refused = intercept[java.io.IOException](FooterTableJob.run(spark, t, "migrate", "final", progress = false))
-          .asInstanceOf[org.apache.spark.SparkThrowable]
-        assert(refused.getCondition == "SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED" && refused.getSqlState == "0A000" &&
+        val condition = refused.asInstanceOf[org.apache.spark.SparkThrowable]
+        assert(condition.getCondition == "SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED" && condition.getSqlState == "0A000" &&
           refused.getMessage.contains("PAR3"), refused.getMessage)
 
         val result = FooterTableJob.run(spark, t, "migrate", "intermediate", progress = false).collect()
