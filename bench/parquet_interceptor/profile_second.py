@@ -16,18 +16,55 @@ application status store, read through py4j) and superspark's footer counters:
 
 Warm on this side: the JVM (a warm-up round), the page cache, the footer cache (the first query
 of each round fills it; only second queries are profiled). Environment: as run.py's (BENCH_*),
-plus PROFILE_ROUNDS (5).
+plus PROFILE_ROUNDS (5), and PROFILE_JFR=1: a JDK Flight Recorder sampling profile of the
+second queries alone (started and stopped around them with jcmd), printed as the methods most
+often on the sampled stacks (inclusive) and at their tops (self), with their share of samples.
 """
 
+import collections
 import os
+import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (the bench's table and settings)
 
 ROUNDS = int(os.environ.get("PROFILE_ROUNDS", 5))
+JFR = os.environ.get("PROFILE_JFR") == "1"
+
+
+def jcmd(pid: int, *args: str) -> None:
+    subprocess.run(["jcmd", str(pid), *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def print_profile(recordings: list, top: int = 25) -> None:
+    """The sampled stacks of recordings (`jfr print`), as inclusive and self shares per method."""
+    text = "".join(subprocess.run(["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "64", r],
+                                  check=True, capture_output=True, text=True).stdout for r in recordings)
+    inclusive, self_ = collections.Counter(), collections.Counter()
+    samples = 0
+    for event in text.split("jdk.ExecutionSample")[1:]:
+        frames = [m.group(1) for m in re.finditer(r"^\s+([\w$.<>]+)\(", event, re.M)]
+        if not frames:
+            continue
+        samples += 1
+        self_[frames[0]] += 1
+        for f in set(frames):
+            inclusive[f] += 1
+    print(f"JFR: {samples} execution samples of the second queries (all threads)")
+    print("inclusive (on the stack), superspark's methods:")
+    for f, n in [x for x in inclusive.most_common() if x[0].startswith("io.superspark")][:top]:
+        print(f"  {100 * n / samples:5.1f}%  {f}")
+    print("inclusive, all methods:")
+    for f, n in inclusive.most_common(top):
+        print(f"  {100 * n / samples:5.1f}%  {f}")
+    print("self (top of the stack):")
+    for f, n in self_.most_common(top):
+        print(f"  {100 * n / samples:5.1f}%  {f}")
 
 
 def jobs_since(sc, last_job: int):
@@ -74,10 +111,14 @@ def main() -> None:
     _, path = run.generate()
     cols = [f"c{i}" for i in (0, run.COLUMNS // 4, run.COLUMNS // 2, 3 * run.COLUMNS // 4, run.COLUMNS - 1)]
     rows = []
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    recording = os.path.join(tempfile.gettempdir(), f"superspark-second-{pid}")
     for rnd in range(ROUNDS + 1):  # round 0 warms up the JVM
         pi.clear_footer_cache(spark)
         spark.read.parquet(path).select(*cols).where(f"{cols[0]} < 500").count()  # the first query fills the cache
         pi.reset_footer_metrics(spark)
+        if JFR and rnd > 0:
+            jcmd(pid, "JFR.start", "name=second", "settings=profile")
         last = last_job_id(sc)
         t0 = time.perf_counter()
         df = spark.read.parquet(path)
@@ -85,6 +126,8 @@ def main() -> None:
         q = df.select(*cols).where(f"{cols[0]} < 500").groupBy().count()
         n = q.collect()[0][0]
         wall = time.perf_counter() - t0
+        if JFR and rnd > 0:
+            jcmd(pid, "JFR.stop", "name=second", f"filename={recording}-{rnd}.jfr")
         phases = q._jdf.queryExecution().tracker().phases()
         plan = sum((phases.apply(p).durationMs() for p in ("analysis", "optimization", "planning")
                     if phases.contains(p))) / 1e3
@@ -114,6 +157,11 @@ def main() -> None:
     print(f"footers={med['files']:.0f} footer_time_sum={med['footer_s'] * 1e3:.1f}ms "
           f"per_file={med['footer_s'] / max(med['files'], 1) * 1e3:.2f}ms")
     spark.stop()
+    if JFR:
+        parts = [f"{recording}-{r}.jfr" for r in range(1, ROUNDS + 1)]
+        print_profile(parts)
+        for part in parts:
+            os.remove(part)
 
 
 if __name__ == "__main__":

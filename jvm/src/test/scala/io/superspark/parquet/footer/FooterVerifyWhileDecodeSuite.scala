@@ -197,6 +197,15 @@ class FooterVerifyWhileDecodeSuite extends AnyFunSuite {
     assert(bytes.verifiedHead eq head)
     sameAsThrift(first.metadata)
     sameAsThrift(again.metadata, Projection(columns = Some(Seq(Seq("s")))))
+    // The key-value metadata is read once per instance too, and shared read-only (parquet-java's
+    // FileMetaData wraps it), equal to the Thrift footer's.
+    val kv = bytes.headKeyValues
+    assert(kv != null && !kv.isEmpty)
+    val kvAgain = again.metadata.getFileMetaData.getKeyValueMetaData
+    assert(kvAgain == first.metadata.getFileMetaData.getKeyValueMetaData && kvAgain == kv)
+    assert(kvAgain == FooterReader.read(footer, strict = true).metadata.getFileMetaData.getKeyValueMetaData)
+    intercept[UnsupportedOperationException](kvAgain.clear())
+    assert(bytes.headKeyValues eq kv)
     // The bytes of an instance never change; changed here in place (after the CRCs and the head
     // were checked and kept) to show that a decode of a kept instance still bounds every chunk.
     val codec = fieldAt(metaPos(2, 7), 4)

@@ -70,17 +70,35 @@ private[superspark] object FlatBufferDecoder {
   def decode(buf: ByteBuffer, projection: Projection = Projection.Full): ParquetMetadata = {
     val md = root(buf)
     val schema = FlatSchema.read(md)
-    decode(md, schema, selectLeaves(schema, projection), projection, checkUnread = true)
+    decode(md, schema, selectLeaves(schema, projection), projection, checkUnread = true, keyValues = null)
   }
 
   /**
    * Decodes with the schema already read (from a verified head) and the leaves already
    * selected, verifying each column chunk as it reads it. `checkUnread = false`: the chunks of
-   * row groups the projection leaves out (by index) are not checked, nor read.
+   * row groups the projection leaves out (by index) are not checked, nor read. `keyValues`: the
+   * key-value metadata already read from the same buffer ([[keyValues]]), or null to read it.
    */
   private[footer] def decode(md: fb.FileMetaData, schema: FlatSchema, leaves: Array[Int],
-      projection: Projection, checkUnread: Boolean): ParquetMetadata =
-    new FlatBufferDecoder(md, schema, leaves, projection, checkUnread).decode()
+      projection: Projection, checkUnread: Boolean, keyValues: java.util.Map[String, String]): ParquetMetadata =
+    new FlatBufferDecoder(md, schema, leaves, projection, checkUnread, keyValues).decode()
+
+  /**
+   * The key-value metadata of a FlatBuffer whose head was verified. Its values can be large
+   * (pyarrow's `ARROW:schema` of a 10,000-column file: a long base64 string), so a footer decoded
+   * again (a cache hit) is given the map read once instead of decoding their UTF-8 again.
+   */
+  private[footer] def keyValues(md: fb.FileMetaData): JHashMap[String, String] = {
+    val kv = new JHashMap[String, String]()
+    val kvView = new fb.KeyValue()
+    var i = 0
+    while (i < md.kvLength) {
+      md.kv(kvView, i)
+      kv.put(kvView.key(), kvView.`val`())
+      i += 1
+    }
+    kv
+  }
 
   private[footer] def selectLeaves(schema: FlatSchema, projection: Projection): Array[Int] =
     projection.columns match {
@@ -181,7 +199,7 @@ private[superspark] object FlatBufferDecoder {
 }
 
 private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, selectedLeaves: Array[Int],
-    projection: Projection, checkUnread: Boolean) {
+    projection: Projection, checkUnread: Boolean, knownKeyValues: java.util.Map[String, String]) {
   import FlatBufferDecoder._
 
   private val createdBy: String = md.createdBy()
@@ -206,14 +224,8 @@ private final class FlatBufferDecoder(md: fb.FileMetaData, schema: FlatSchema, s
         projection.useSignedStringMinMax)
     }
     val blocks = rowGroups(selectedLeaves, leaves)
-    val kv = new JHashMap[String, String]()
-    val kvView = new fb.KeyValue()
-    var i = 0
-    while (i < md.kvLength) {
-      md.kv(kvView, i)
-      kv.put(kvView.key(), kvView.`val`())
-      i += 1
-    }
+    // Shared between decodes of one footer: parquet-java's FileMetaData hands it out read-only.
+    val kv = if (knownKeyValues != null) knownKeyValues else keyValues(md)
     new ParquetMetadata(new PFileMetaData(messageType, kv, createdBy,
       org.apache.parquet.hadoop.metadata.FileMetaData.EncryptionType.UNENCRYPTED, null), blocks)
   }

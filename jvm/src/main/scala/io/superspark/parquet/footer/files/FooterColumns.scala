@@ -51,8 +51,9 @@ private[superspark] object FooterColumns {
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
       val decoded = FooterReader.head(buf, ext.form, footer).flatMap { schema =>
         try {
-          Right(FlatBufferDecoder.decode(FlatBufferDecoder.root(buf), schema,
-            FlatBufferDecoder.selectLeaves(schema, Projection.Full), NoRowGroups, checkUnread = false))
+          val md = FlatBufferDecoder.root(buf)
+          Right(FlatBufferDecoder.decode(md, schema, FlatBufferDecoder.selectLeaves(schema, Projection.Full),
+            NoRowGroups, checkUnread = false, FooterReader.keyValues(md, footer)))
         } catch {
           case m: FlatBufferVerifier.Malformed => Left(FallbackReason.MalformedFlatBuffer(m.offset, m.getMessage))
           case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))

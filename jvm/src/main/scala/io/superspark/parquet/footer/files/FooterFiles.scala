@@ -39,6 +39,9 @@ private[superspark] final case class FooterBytes(path: String, fileLength: Long,
    * decode reads them). Immutable; a race computes it twice.
    */
   @volatile @transient private[footer] var verifiedHead: FlatSchema = _
+
+  /** The key-value metadata of the verified head, read once per instance like [[verifiedHead]]. */
+  @volatile @transient private[footer] var headKeyValues: java.util.Map[String, String] = _
 }
 
 /** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */

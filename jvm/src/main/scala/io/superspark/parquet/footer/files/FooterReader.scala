@@ -107,7 +107,7 @@ private[superspark] object FooterReader {
         val md = FlatBufferDecoder.root(buf)
         val leaves = FlatBufferDecoder.selectLeaves(schema, projection)
         // Each column chunk is verified as it is decoded (lazy statistics: when first read).
-        Right(FlatBufferDecoder.decode(md, schema, leaves, projection, checkUnread = true))
+        Right(FlatBufferDecoder.decode(md, schema, leaves, projection, checkUnread = true, keyValues(md, footer)))
       } catch {
         case m: FlatBufferVerifier.Malformed => Left(FallbackReason.MalformedFlatBuffer(m.offset, m.getMessage))
         // A sound buffer that is not valid Parquet metadata: parquet-java's builders and our
@@ -142,6 +142,18 @@ private[superspark] object FooterReader {
           case e: RuntimeException => Left(FallbackReason.Undecodable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
         }
     }
+  }
+
+  /** The key-value metadata of `md`, the FlatBuffer of `footer` (null: none) with a verified head, read once per footer instance. */
+  private[footer] def keyValues(md: io.superspark.parquet.footer.fbs.FileMetaData,
+      footer: FooterBytes): java.util.Map[String, String] = {
+    if (footer == null) return null
+    var kv = footer.headKeyValues
+    if (kv == null) {
+      kv = java.util.Collections.unmodifiableMap(FlatBufferDecoder.keyValues(md))
+      footer.headKeyValues = kv
+    }
+    kv
   }
 
   private[footer] def shift(reason: FallbackReason, by: Int): FallbackReason = reason match {
