@@ -55,7 +55,7 @@ private[superspark] object AlpCodec {
       AlpDecimal.encodeDoubles(v, base + from, k, e, f, enc, exc)
     def rawBits(i: Int): Long = java.lang.Double.doubleToRawLongBits(v(base + i))
     def sample(from: Int, k: Int, count: Int): Source = {
-      val s = Array.tabulate(count)(j => v(base + from + (j.toLong * k / count).toInt))
+      val s = Array.tabulate(count)(j => v(base + from + sampleIndex(j, k, count)))
       new DoubleSource(s, 0, count)
     }
   }
@@ -66,9 +66,21 @@ private[superspark] object AlpCodec {
       AlpDecimal.encodeFloats(v, base + from, k, e, f, enc, exc)
     def rawBits(i: Int): Long = java.lang.Float.floatToRawIntBits(v(base + i)).toLong & 0xffffffffL
     def sample(from: Int, k: Int, count: Int): Source = {
-      val s = Array.tabulate(count)(j => v(base + from + (j.toLong * k / count).toInt))
+      val s = Array.tabulate(count)(j => v(base + from + sampleIndex(j, k, count)))
       new FloatSource(s, 0, count)
     }
+  }
+
+  /**
+   * The `j`-th of `count` sampled positions of `n` values: one position in each of `count`
+   * equal buckets, at a fixed pseudo-random place in the bucket. A fixed stride would alias
+   * with periodic data (every 4th of `id * 0.25` is a whole number: a stride-4 sample saw only
+   * integers, chose exponent 0, and stored three values in four as exceptions).
+   */
+  private def sampleIndex(j: Int, n: Int, count: Int): Int = {
+    val lo = (j.toLong * n / count).toInt
+    val hi = ((j + 1).toLong * n / count).toInt
+    if (hi - lo <= 1) lo else lo + Integer.remainderUnsigned(j * 0x9E3779B1 + 0x7F4A7C15, hi - lo)
   }
 
   /** Estimated bits of `n` values encoded with (e, f): packed deltas plus exceptions. */
@@ -398,6 +410,68 @@ private[superspark] object AlpCodec {
       j += 1
     }
     size.toInt
+  }
+
+  /**
+   * One page whose whole layout was checked ([[checkLayout]]) when it was made, decoded in any
+   * ranges of its values straight into a caller's array (a column vector's own array: no
+   * intermediate page buffer). Vectors wholly inside a range are decoded in place; the ends of
+   * a range that cut a vector go through one reused vector of scratch. Errors found only while
+   * decoding (an exception position) are [[AlpDecodeException]]s, as [[decodeDoubles]] throws.
+   */
+  final class PageDecoder(buf: Array[Byte], off: Int, len: Int, t: AlpType) {
+    val header: PageHeader = checkLayout(buf, off, len, t)
+    private val n = header.numElements
+    private val vs = header.vectorSize
+    private val body = off + HeaderBytes
+    private var deltas: Array[Long] = _
+    private var scratchD: Array[Double] = _
+    private var scratchF: Array[Float] = _
+
+    def numElements: Int = n
+
+    /** Values [from, from + count) into `out` from `pos` (DOUBLE pages). */
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit = {
+      require(t == AlpType.Double, "not a DOUBLE page")
+      range(from, count, pos, base => new DoubleSink(out, base), {
+        if (scratchD == null) scratchD = new Array[Double](math.min(vs, n))
+        new DoubleSink(scratchD, 0)
+      }, (from0, k, to) => System.arraycopy(scratchD, from0, out, to, k))
+    }
+
+    /** Values [from, from + count) into `out` from `pos` (FLOAT pages). */
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit = {
+      require(t == AlpType.Float, "not a FLOAT page")
+      range(from, count, pos, base => new FloatSink(out, base), {
+        if (scratchF == null) scratchF = new Array[Float](math.min(vs, n))
+        new FloatSink(scratchF, 0)
+      }, (from0, k, to) => System.arraycopy(scratchF, from0, out, to, k))
+    }
+
+    private def range(from: Int, count: Int, pos: Int, direct: Int => Sink, scratch: => Sink,
+        copy: (Int, Int, Int) => Unit): Unit = {
+      require(from >= 0 && count >= 0 && from.toLong + count <= n, s"values [$from, +$count) outside a page of $n")
+      if (count == 0) return
+      if (deltas == null) deltas = new Array[Long](math.min(vs, n))
+      val bodyLen = len - HeaderBytes
+      val end = from + count
+      var v = from / vs
+      while (v.toLong * vs < end) {
+        val start = v * vs
+        val k = math.min(vs, n - start)
+        val o = getInt(buf, body + 4 * v)
+        if (start >= from && start + k <= end) {
+          // the sink's row `start` lands at pos + (start - from)
+          vector(buf, body, bodyLen, o, k, t, direct(pos - from), start, deltas)
+        } else {
+          vector(buf, body, bodyLen, o, k, t, scratch, 0, deltas)
+          val lo = math.max(from, start)
+          val hi = math.min(end, start + k)
+          copy(lo - start, hi - lo, pos + (lo - from))
+        }
+        v += 1
+      }
+    }
   }
 
   private def fail(reason: AlpErrorReason): Nothing = throw new AlpDecodeException(reason)

@@ -76,14 +76,19 @@ private[superspark] object AlpReadPlan extends Logging {
       else {
         val prim = fileField.get.asPrimitiveType
         val wanted = if (field.dataType == DoubleType) "DOUBLE" else "FLOAT"
-        val locations = blocks.map { b =>
+        val located = blocks.map { b =>
           val key = blockKey(b)
           // the block's row group: the one whose chunk at the block's first column has that key
           val rg = refs.find(r => refKey(r) == key).map(_.rowGroup)
           val ref = rg.flatMap(byGroupKey(_).get(leaf))
           key -> ref.map(r => (r, AlpChunkLocation.of(r, dataEnd)))
         }
-        val anyRatified = locations.exists(_._2.exists(_._1.isRatified))
+        val anyRatified = located.exists(_._2.exists(_._1.isRatified))
+        // a ratified column's row groups whose pages were all kept PLAIN are ordinary chunks: read by the same cursor
+        val locations = if (!anyRatified) located else located.map {
+          case (k, Some((r, Right(None)))) => k -> Some((r, AlpChunkLocation.itself(r, dataEnd).map(Some(_))))
+          case other => other
+        }
         def where = s"$path, column ${field.name}"
         if (prim.getPrimitiveTypeName.name != wanted) {
           if (anyRatified) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0,
@@ -95,7 +100,7 @@ private[superspark] object AlpReadPlan extends Logging {
         } else {
           locations.foreach {
             case (_, Some((r, Left(reason)))) =>
-              if (r.isRatified) throw new AlpChunkException(reason, s"$where, row group ${r.rowGroup}")
+              if (anyRatified) throw new AlpChunkException(reason, s"$where, row group ${r.rowGroup}")
               logWarning(s"$where, row group ${r.rowGroup}: ALP extension not used ($reason); " +
                 "reading the ordinary chunk")
             case (k, None) if anyRatified =>
