@@ -425,31 +425,25 @@ private[superspark] object AlpCodec {
     private val vs = header.vectorSize
     private val body = off + HeaderBytes
     private var deltas: Array[Long] = _
-    private var scratchD: Array[Double] = _
-    private var scratchF: Array[Float] = _
+    private lazy val scratch: AnyRef =
+      if (t == AlpType.Double) new Array[Double](math.min(vs, n)) else new Array[Float](math.min(vs, n))
 
     def numElements: Int = n
 
     /** Values [from, from + count) into `out` from `pos` (DOUBLE pages). */
-    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit = {
-      require(t == AlpType.Double, "not a DOUBLE page")
-      range(from, count, pos, base => new DoubleSink(out, base), {
-        if (scratchD == null) scratchD = new Array[Double](math.min(vs, n))
-        new DoubleSink(scratchD, 0)
-      }, (from0, k, to) => System.arraycopy(scratchD, from0, out, to, k))
-    }
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit = range(from, count, out, pos)
 
     /** Values [from, from + count) into `out` from `pos` (FLOAT pages). */
-    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit = {
-      require(t == AlpType.Float, "not a FLOAT page")
-      range(from, count, pos, base => new FloatSink(out, base), {
-        if (scratchF == null) scratchF = new Array[Float](math.min(vs, n))
-        new FloatSink(scratchF, 0)
-      }, (from0, k, to) => System.arraycopy(scratchF, from0, out, to, k))
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit = range(from, count, out, pos)
+
+    /** A sink writing the sink's row `at` into `out(base + at)`. */
+    private def sink(out: AnyRef, base: Int): Sink = out match {
+      case d: Array[Double] if t == AlpType.Double => new DoubleSink(d, base)
+      case f: Array[Float] if t == AlpType.Float => new FloatSink(f, base)
+      case _ => throw new IllegalArgumentException(s"an output array of another type than the page's ${t.name}")
     }
 
-    private def range(from: Int, count: Int, pos: Int, direct: Int => Sink, scratch: => Sink,
-        copy: (Int, Int, Int) => Unit): Unit = {
+    private def range(from: Int, count: Int, out: AnyRef, pos: Int): Unit = {
       require(from >= 0 && count >= 0 && from.toLong + count <= n, s"values [$from, +$count) outside a page of $n")
       if (count == 0) return
       if (deltas == null) deltas = new Array[Long](math.min(vs, n))
@@ -462,12 +456,12 @@ private[superspark] object AlpCodec {
         val o = getInt(buf, body + 4 * v)
         if (start >= from && start + k <= end) {
           // the sink's row `start` lands at pos + (start - from)
-          vector(buf, body, bodyLen, o, k, t, direct(pos - from), start, deltas)
+          vector(buf, body, bodyLen, o, k, t, sink(out, pos - from), start, deltas)
         } else {
-          vector(buf, body, bodyLen, o, k, t, scratch, 0, deltas)
+          vector(buf, body, bodyLen, o, k, t, sink(scratch, 0), 0, deltas)
           val lo = math.max(from, start)
           val hi = math.min(end, start + k)
-          copy(lo - start, hi - lo, pos + (lo - from))
+          System.arraycopy(scratch, lo - start, out, pos + (lo - from), hi - lo)
         }
         v += 1
       }
