@@ -336,7 +336,7 @@ def _reply(p, prefix: str, engine: str):
                      f"{os.path.join(OUT, f'scan-{engine}.log')}")
 
 
-def plot(sizes: dict, alp: dict, scans: dict) -> None:
+def plot(sizes: dict, alp: dict, scans: dict, files: dict | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -345,10 +345,14 @@ def plot(sizes: dict, alp: dict, scans: dict) -> None:
     fig, axes = plt.subplots(1, 2 if scans else 1, figsize=(13 if scans else 7, 4.5))
     axes = np.atleast_1d(axes)
     x = np.arange(len(COLUMNS))
-    names = ["ALP (uncompressed)"] + list(ENCODINGS)
+    # the first bar: what superspark's writer wrote (the ratified file: ALP, or PLAIN where ALP
+    # loses), else the codec's ALP pages
+    first = "superspark, ratified (ALP or kept PLAIN)" if files else "ALP (uncompressed)"
+    names = [first] + list(ENCODINGS)
     w = 0.8 / len(names)
     for i, name in enumerate(names):
-        vals = [(alp[c]["alp_bytes"] if i == 0 else sizes[name][c]) / N for c in COLUMNS]
+        vals = [((files["ratified"]["bytes"][c] if files else alp[c]["alp_bytes"]) if i == 0 else sizes[name][c]) / N
+                for c in COLUMNS]
         axes[0].bar(x + (i - (len(names) - 1) / 2) * w, vals, w, label=name.replace("_", " + "))
     axes[0].set_xticks(x, COLUMNS)
     axes[0].set_ylabel("bytes per value")
@@ -466,7 +470,7 @@ def main() -> None:
         print(f"target: random ratified file bytes <= vanilla PLAIN+snappy: {b:.3f}x {'MET' if b <= 1.0 else 'MISSED'}; "
               f"private form: no ALP copy ({', '.join(sorted({k for k, _ in files['private']['choices']['random']}))})")
     if alp:
-        plot(sizes, alp, scans)
+        plot(sizes, alp, scans, files)
 
 
 if __name__ == "__main__":

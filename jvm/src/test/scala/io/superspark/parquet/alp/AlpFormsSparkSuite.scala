@@ -120,6 +120,17 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     }
   }
 
+  test("decoding straight into on-heap vectors reads what the page buffer path reads: batch sizes that cut ALP vectors, off-heap") {
+    val want = rows(spark.read.parquet(plain))
+    for (form <- Seq(privateForm, ratified); batch <- Seq("4096", "1000", "77"); offHeap <- Seq("false", "true")) {
+      withSQLConf("spark.sql.parquet.columnarReaderBatchSize" -> batch, "spark.sql.columnVector.offheap.enabled" -> offHeap) {
+        val df = spark.read.parquet(form)
+        assert(rows(df) == want, s"$form batch $batch off-heap $offHeap")
+        assert(alpMetrics(df.select("price", "temp"))._1 > 0)
+      }
+    }
+  }
+
   /** The accumulables named `names` of the stages a write runs, summed (what the Spark UI shows per stage). */
   private def writeMetrics(run: => Unit): (Map[String, Long], Seq[String]) = {
     import org.apache.spark.scheduler.{SparkListener, SparkListenerStageCompleted}
