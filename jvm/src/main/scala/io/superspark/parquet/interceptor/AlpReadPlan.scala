@@ -46,6 +46,19 @@ private[superspark] object AlpReadPlan extends Logging {
     footer.getFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey) ||
       footer.getBlocks.asScala.exists(_.getColumns.asScala.exists(AlpFooter.mayBeAlp))
 
+  /**
+   * Whether superspark's writer kept the ordinary encoding in every chunk of every required
+   * FLOAT/DOUBLE column of the file (its `superspark.alp.choices` key; [[AlpEncodingChoice]]):
+   * then no footer walk and no stream are needed, Spark's reader reads those columns as they
+   * are. False when the key is absent (another writer, an older file) or any such chunk has ALP.
+   */
+  def keptEverywhere(footer: ParquetMetadata, required: StructType, caseSensitive: Boolean): Boolean =
+    Option(footer.getFileMetaData.getKeyValueMetaData.get(io.superspark.parquet.alp.AlpChoice.Key)).exists { v =>
+      def norm(s: String) = if (caseSensitive) s else s.toLowerCase(Locale.ROOT)
+      val wanted = required.fields.filter(f => f.dataType == FloatType || f.dataType == DoubleType).map(f => norm(f.name)).toSet
+      io.superspark.parquet.alp.AlpChoice.parse(v).forall(c => !wanted(norm(c.column)) || c.choice.startsWith("kept "))
+    }
+
   private def refKey(r: AlpChunkRef): (String, Long) = (r.path.mkString("."), r.startingPos)
 
   /**
