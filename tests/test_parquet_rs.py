@@ -179,12 +179,13 @@ def test_superspark_ratified_alp_reads_the_same_bits_in_arrow_rs(spark, rs, spar
             assert ("ALP" in c["encodings"]) == (choice != "kept PLAIN"), c["encodings"]
             assert {p["type"] for p in c["pages"]} == {"DATA_PAGE"}
     # decimal-like doubles (with exceptions and specials) are ALP in every chunk; the floats
-    # (~28.5 bits a value in ALP, specials and exceptions included, against PLAIN's 32) are ALP
-    # uncompressed, and under a codec whatever its sample says (the pages follow the choice)
+    # (~28.5 bits a value in ALP, specials and exceptions included, against PLAIN's 32: close)
+    # have ALP pages in every chunk uncompressed (some chunks mixed, page by page), and under a
+    # codec whatever the samples say (the pages follow the choice, checked above)
     for name in ("d", "req"):
         assert set(choices[name]) == {"alp"}, (name, choices[name])
     if codec == "uncompressed":
-        assert set(choices["f"]) == {"alp"}, choices["f"]
+        assert "alp" in choices["f"] and set(choices["f"]) <= {"alp", "mixed"}, choices["f"]
     # pages of at most 65,536 rows: some row group has several
     assert any(len(c["pages"]) > 1 for c in column(d, "d")[1])
     # the repeating column (16 values over and over): PLAIN through a codec is smaller than ALP,
