@@ -127,3 +127,59 @@ def test_alp_decode_makes_plain_files(spark, written, tmp_path):
     # a file without ALP data is left as it is
     again = footer.alp_decode(str(tmp_path / "ratified"))
     assert {r["status"] for r in again} == {"unchanged"}
+
+
+def _chunk_choices(path):
+    """footer inspect's ALP entries of every file: {(file, row group, column): (encoding, reason)}."""
+    out = {}
+    for r in footer.inspect(path):
+        for c in r.get("alp_chunks", []):
+            out[(r["path"], c["row_group"], c["column"])] = (c["encoding"], c["reason"])
+    return out
+
+
+@pytest.mark.parametrize("form", ["private", "ratified"])
+def test_random_doubles_keep_the_ordinary_encoding(spark, tmp_path, form):
+    """The writer samples each chunk: random doubles (ALP's bad case) keep PLAIN, so every
+    reader reads them, with the values Spark wrote; decimal-like prices get ALP. inspect says why."""
+    df = spark.range(0, 30000, 1, 2).selectExpr(
+        "id", "ROUND(id * 0.01D, 2) AS price",
+        "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise")
+    plain, alp = str(tmp_path / "plain"), str(tmp_path / form)
+    df.write.parquet(plain)
+    df.write.option("alpColumns", "price,noise").option("alpForm", form).parquet(alp)
+
+    choices = _chunk_choices(alp)
+    noise = {k: v for k, v in choices.items() if k[2] == "noise"}
+    price = {k: v for k, v in choices.items() if k[2] == "price"}
+    assert len(noise) == len(price) == len(_files(alp))  # one row group a file here
+    kept = "kept PLAIN+SNAPPY" if form == "private" else "kept PLAIN"
+    for encoding, reason in noise.values():
+        assert encoding == kept
+        # "ALP estimate 80.1 bits/value > PLAIN+SNAPPY 64.0[; 0 ALP, 1 PLAIN pages]"
+        words = reason.split()
+        assert words[:2] == ["ALP", "estimate"] and words[4] == ">" and words[5] == "PLAIN+SNAPPY"
+        assert float(words[2]) > float(words[6].rstrip(";")) > 60
+    for encoding, reason in price.values():
+        assert encoding == "alp" and " <= PLAIN+SNAPPY " in reason
+
+    # pyarrow reads the noise column (an ordinary PLAIN chunk in either form) with Spark's values
+    want = _arrow(plain).select(["id", "noise"])
+    got = pa.concat_tables([pq.read_table(f, columns=["id", "noise"]) for f in _files(alp)]).sort_by("id")
+    assert got.equals(want)
+    for f in _files(alp):
+        md = pq.ParquetFile(f).metadata
+        names = md.schema.names
+        enc = md.row_group(0).column(names.index("noise")).encodings
+        assert "UNKNOWN" not in enc and ("PLAIN" in enc)
+        if form == "ratified":
+            assert "UNKNOWN" in md.row_group(0).column(names.index("price")).encodings  # ALP
+
+    # vanilla Spark (superspark's read path off) reads it too, and superspark reads everything
+    spark.conf.set("spark.superspark.parquet.footer.read", "false")
+    try:
+        own = spark.read.parquet(alp).select("id", "noise").orderBy("id").collect()
+    finally:
+        spark.conf.unset("spark.superspark.parquet.footer.read")
+    assert own == spark.read.parquet(plain).select("id", "noise").orderBy("id").collect()
+    assert spark.read.parquet(alp).orderBy("id").collect() == spark.read.parquet(plain).orderBy("id").collect()

@@ -22,11 +22,12 @@ The two engines run in two processes at once (spark.sql.extensions is fixed per 
 driver asks them for one query at a time, interleaving the engines column by column, so that
 the shared machine's load hits both alike:
   vanilla     Spark without the superspark extension, on each of the three pyarrow files;
-  superspark  the same data written by superspark with every column in ALP, in the private
-              form (bench/out/alp/alp_private: random gets no ALP copy there, since ALP does not
-              shrink it, and is read from its ordinary chunks) and in the ratified form (alp_ratified; random
-              stays an ordinary column there, since parquet-java must write one column and ALP
-              gains nothing on it), each read through ALP (the scan's alpColumnChunks metric is
+  superspark  the same data written by superspark with alpColumns=*, in the private form
+              (bench/out/alp/alp_private) and in the ratified form (alp_ratified, with an id
+              column besides: parquet-java must write one column); the writer samples each
+              chunk (page, ratified) and keeps PLAIN where ALP's bits per value exceed PLAIN
+              through the codec, so random is an ordinary column in both (its scan checks that no
+              ALP chunk is read; the others are read through ALP: the alpColumnChunks metric is
               checked), and as a control
               the private-form file read through its ordinary chunks
               (spark.superspark.parquet.alp.read=false).
@@ -70,8 +71,7 @@ OUT = os.path.join(REPO, "bench", "out", "alp")
 PLOT = os.path.join(REPO, "docs", "alp-bench.png")
 
 COLUMNS = ["price", "sensor", "measure", "random"]
-RATIFIED_ALP = ["price", "sensor", "measure"]  # the ratified-form file's ALP columns
-LAYOUT = "_LAYOUT_4"  # marks superspark's bench files written with the current layout
+LAYOUT = "_LAYOUT_5"  # marks superspark's bench files written with the current layout (and writer)
 DECIMAL_LIKE = ["price", "sensor"]  # the issue's targets: decimal-like doubles
 ENCODINGS = {
     # name: pyarrow write_table options (dictionary off: PLAIN means PLAIN)
@@ -114,7 +114,8 @@ def chunk_bytes(path: str) -> dict[str, int]:
         rg = md.row_group(g)
         for i in range(rg.num_columns):
             c = rg.column(i)
-            out[c.path_in_schema] += c.total_compressed_size
+            if c.path_in_schema in out:
+                out[c.path_in_schema] += c.total_compressed_size
     return out
 
 
@@ -212,10 +213,13 @@ def scan_engine(engine: str) -> None:
             for form, view in (("private", "alp"), ("ratified", "alp_ratified")):
                 path = os.path.join(OUT, f"alp_{form}")
                 if not os.path.exists(os.path.join(path, LAYOUT)):
-                    # one file, row groups of 2^20 rows (parquet-java's row count limit)
-                    (spark.read.parquet(os.path.join(OUT, "plain_snappy.parquet")).coalesce(1)
-                     .write.mode("overwrite").option("alpForm", form)
-                     .option("alpColumns", "*" if form == "private" else ",".join(RATIFIED_ALP))
+                    # one file, row groups of 2^20 rows (parquet-java's row count limit); every
+                    # float/double column asked for as ALP, the writer keeps PLAIN where ALP loses.
+                    # The ratified file also has an id column: parquet-java must write one column.
+                    src = spark.read.parquet(os.path.join(OUT, "plain_snappy.parquet")).coalesce(1)
+                    if form == "ratified":
+                        src = src.selectExpr("monotonically_increasing_id() AS id", "*")
+                    (src.write.mode("overwrite").option("alpForm", form).option("alpColumns", "*")
                      .option("parquet.block.row.count.limit", str(1 << 20)).parquet(path))
                     # Hadoop's local file system checks .crc sidecars on every read; pyarrow
                     # writes none, so both engines read their files alike without them
@@ -230,7 +234,7 @@ def scan_engine(engine: str) -> None:
         one_row = os.path.join(OUT, f"one_row_{engine}")
         spark.createDataFrame([(1.0,)], "price double").write.mode("overwrite").parquet(one_row)
         spark.read.parquet(one_row).createOrReplaceTempView(f"one_row_{engine}")
-        cases = [[v, c] for c in COLUMNS for v in views if v != "alp_ratified" or c in RATIFIED_ALP]
+        cases = [[v, c] for c in COLUMNS for v in views]
         cases += [[f"one_row_{engine}", "price"]]
         print("READY " + json.dumps(cases), flush=True)
         for line in sys.stdin:
@@ -284,10 +288,10 @@ def scan() -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
                 p.stdin.close()
             p.wait(timeout=120)
     for k, n in chunks.items():
-        # the private form's writer keeps no ALP copy of chunks ALP does not shrink (random)
-        if k == "alp/random" and n:
+        # the writer keeps the ordinary encoding where ALP loses (random): no ALP chunk to read
+        if k.endswith("/random") and n:
             raise SystemExit(f"{k}: ALP chunks of random doubles were written and read")
-        if k.startswith("alp") and k != "alp/random" and n <= 0:
+        if k.startswith("alp") and not k.endswith("/random") and n <= 0:
             raise SystemExit(f"{k}: the scan decoded no ALP column chunk")
         if k.startswith("spark_ordinary/") and n:
             raise SystemExit(f"{k}: the control scan decoded ALP")
@@ -296,6 +300,24 @@ def scan() -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
     print(f"  scan (s, medians): { {f'{v}/{c}': round(t, 4) for (v, c), t in out.items()} } alp_chunks={chunks}",
           flush=True)
     return out, stage
+
+
+def written_files() -> dict:
+    """What superspark's writer did with each column of its bench files: the choice per column
+    chunk (`superspark.alp.choices`), and in the ratified form the column's bytes in the file
+    (its chunks are ALP or the PLAIN pages kept, total_compressed_size from the footer). The
+    private form's ALP copies lie outside the column chunks: their bytes are those of the
+    extensions (field 32767), which pyarrow does not show; its random column is the ordinary chunk."""
+    out = {}
+    for form in ("private", "ratified"):
+        [f] = glob.glob(os.path.join(OUT, f"alp_{form}", "*.parquet"))
+        md = pq.ParquetFile(f).metadata
+        choices = {}
+        for line in md.metadata[b"superspark.alp.choices"].decode().split("\n"):
+            _, col, choice, reason = line.split("\t")
+            choices.setdefault(col, []).append((choice, reason))
+        out[form] = {"choices": choices, "bytes": chunk_bytes(f), "file": os.path.getsize(f)}
+    return out
 
 
 def scan_order(scans: dict) -> list[str]:
@@ -314,7 +336,7 @@ def _reply(p, prefix: str, engine: str):
                      f"{os.path.join(OUT, f'scan-{engine}.log')}")
 
 
-def plot(sizes: dict, alp: dict, scans: dict) -> None:
+def plot(sizes: dict, alp: dict, scans: dict, files: dict | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -323,10 +345,14 @@ def plot(sizes: dict, alp: dict, scans: dict) -> None:
     fig, axes = plt.subplots(1, 2 if scans else 1, figsize=(13 if scans else 7, 4.5))
     axes = np.atleast_1d(axes)
     x = np.arange(len(COLUMNS))
-    names = ["ALP (uncompressed)"] + list(ENCODINGS)
+    # the first bar: what superspark's writer wrote (the ratified file: ALP, or PLAIN where ALP
+    # loses), else the codec's ALP pages
+    first = "superspark, ratified (ALP or kept PLAIN)" if files else "ALP (uncompressed)"
+    names = [first] + list(ENCODINGS)
     w = 0.8 / len(names)
     for i, name in enumerate(names):
-        vals = [(alp[c]["alp_bytes"] if i == 0 else sizes[name][c]) / N for c in COLUMNS]
+        vals = [((files["ratified"]["bytes"][c] if files else alp[c]["alp_bytes"]) if i == 0 else sizes[name][c]) / N
+                for c in COLUMNS]
         axes[0].bar(x + (i - (len(names) - 1) / 2) * w, vals, w, label=name.replace("_", " + "))
     axes[0].set_xticks(x, COLUMNS)
     axes[0].set_ylabel("bytes per value")
@@ -359,6 +385,7 @@ def main() -> None:
     sizes = {name: chunk_bytes(p) for name, p in paths.items()}
     alp = codec(cols) if PARTS & {"bytes", "decode"} else {}
     scans, stages = scan() if "scan" in PARTS else ({}, {})
+    files = written_files() if scans else {}
 
     if alp:
         print(f"\nbytes per value ({N:,} values a column)")
@@ -390,8 +417,21 @@ def main() -> None:
         print(f"one-row file: vanilla {stages[('one_row_vanilla', 'price')] * 1000:.0f} ms, superspark "
               f"{stages[('one_row_superspark', 'price')] * 1000:.0f} ms")
 
+    if files:
+        print("\nsuperspark's writer (alpColumns=*): each column chunk's choice, and the ratified file's bytes per value")
+        for c in COLUMNS:
+            for form in ("private", "ratified"):
+                ch = files[form]["choices"][c]
+                kinds = sorted({k for k, _ in ch})
+                print(f"  {c:8} {form:8} {', '.join(kinds)} ({len(ch)} chunks; first: {ch[0][1]})")
+            print(f"  {c:8} ratified file: {files['ratified']['bytes'][c] / N:.3f} bytes a value "
+                  f"(vanilla PLAIN+snappy {sizes['plain_snappy'][c] / N:.3f})")
+
     print()
     for c in COLUMNS:
+        if files:
+            for e in ENCODINGS:
+                print(f"ratio=bytes_{c}_ratified_file_vs_{e} {files['ratified']['bytes'][c] / sizes[e][c]:.3f}")
         if alp:
             for e in ENCODINGS:
                 print(f"ratio=bytes_{c}_alp_vs_{e} {alp[c]['alp_bytes'] / sizes[e][c]:.3f}")
@@ -422,8 +462,15 @@ def main() -> None:
                 print(f"target: {c} {form} form scan >= 1.5x vanilla BSS+zstd: query {bss:.2f}x "
                       f"{'MET' if bss >= 1.5 else 'MISSED'} (scan stage {stage:.2f}x {'MET' if stage >= 1.5 else 'MISSED'}); "
                       f"no slower than vanilla PLAIN+snappy: {snappy:.2f}x {'MET' if snappy >= 1.0 else 'MISSED'}")
+    if files and ("alp", "random") in scans:
+        for form, view in (("private", "alp"), ("ratified", "alp_ratified")):
+            t = scans[("plain_snappy", "random")] / scans[(view, "random")]
+            print(f"target: random {form} form no slower than vanilla PLAIN+snappy: {t:.2f}x {'MET' if t >= 1.0 else 'MISSED'}")
+        b = files["ratified"]["bytes"]["random"] / sizes["plain_snappy"]["random"]
+        print(f"target: random ratified file bytes <= vanilla PLAIN+snappy: {b:.3f}x {'MET' if b <= 1.0 else 'MISSED'}; "
+              f"private form: no ALP copy ({', '.join(sorted({k for k, _ in files['private']['choices']['random']}))})")
     if alp:
-        plot(sizes, alp, scans)
+        plot(sizes, alp, scans, files)
 
 
 if __name__ == "__main__":

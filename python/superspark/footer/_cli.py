@@ -73,6 +73,8 @@ def _print_inspect(r: dict) -> None:
     print(f"  {r.get('row_groups')} row groups, {r.get('columns')} columns, {r.get('num_rows')} rows "
           f"(metadata from {r.get('metadata_source')})")
     print(f"  created_by: {r.get('created_by')}")
+    for c in r.get("alp_chunks") or []:
+        print(f"  ALP row group {c['row_group']}, {c['column']}: {c['encoding']} ({c['reason']})")
 
 
 def _print_change(r: dict) -> None:

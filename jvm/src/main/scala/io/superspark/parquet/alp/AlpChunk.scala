@@ -37,7 +37,10 @@ private[superspark] trait PageCompression {
  * `compressed`: whether the bodies went through the caller's codec (else they are UNCOMPRESSED).
  */
 private[superspark] final case class AlpChunkBytes(bytes: Array[Byte], pages: Int, rows: Int, uncompressedSize: Long,
-    compressed: Boolean = true)
+    compressed: Boolean = true, plainPages: Int = 0) {
+  /** Pages whose values are ALP (the others are PLAIN). */
+  def alpPages: Int = pages - plainPages
+}
 
 /**
  * One ALP column chunk, the layout shared by the private and the ratified form
@@ -85,39 +88,50 @@ private[superspark] object AlpChunk {
    * [[MinCodecSaving]] of the page bodies' bytes.
    */
   def encode(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
-    encodePages(v, compression, pageRows, AlpEncoding, alpBody, rawOrCodec = true)
+    encodeChosen(v, compression, pageRows, (_, _) => true)
+
+  /**
+   * The values as pages of [[pageRows]] rows, each ALP where `alp(from, n)` says so and PLAIN
+   * otherwise (the ratified form's per-page choice, [[AlpEncodingChoice]]); the chunk's pages
+   * go through `compression` only when it saves [[MinCodecSaving]] of their bytes.
+   */
+  def encodeChosen(v: AlpValues, compression: PageCompression, pageRows: Int, alp: (Int, Int) => Boolean): AlpChunkBytes =
+    encodePages(v, compression, pageRows, (v, from, n) =>
+      if (alp(from, n)) (AlpEncoding, alpBody(v, from, n)) else (PlainEncoding, plainBody(v, from, n)), rawOrCodec = true)
 
   /**
    * The same values as ordinary PLAIN V1 data pages (what `alp-decode` writes): the layout
    * above with encoding PLAIN (0) and the page's non-null values as little-endian IEEE-754.
    */
   def encodePlain(v: AlpValues, compression: PageCompression, pageRows: Int = DefaultPageRows): AlpChunkBytes =
-    encodePages(v, compression, pageRows, PlainEncoding, (v, from, n) => withLevels(v, from, n, plainValues(v, from, n)))
+    encodePages(v, compression, pageRows, (v, from, n) => (PlainEncoding, plainBody(v, from, n)))
 
-  private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int, encoding: Int,
-      body: (AlpValues, Int, Int) => Array[Byte], rawOrCodec: Boolean = false): AlpChunkBytes = {
+  private def plainBody(v: AlpValues, from: Int, n: Int): Array[Byte] = withLevels(v, from, n, plainValues(v, from, n))
+
+  private def encodePages(v: AlpValues, compression: PageCompression, pageRows: Int,
+      body: (AlpValues, Int, Int) => (Int, Array[Byte]), rawOrCodec: Boolean = false): AlpChunkBytes = {
     require(pageRows > 0, "pageRows must be positive")
-    val pages = scala.collection.mutable.ArrayBuffer.empty[(Int, Array[Byte], Array[Byte])] // rows, body, compressed
+    val pages = scala.collection.mutable.ArrayBuffer.empty[(Int, Int, Array[Byte], Array[Byte])] // rows, encoding, body, compressed
     var from = 0
     while (from < v.rows) {
       val n = math.min(pageRows, v.rows - from)
-      val b = body(v, from, n)
-      pages += ((n, b, if (compression eq Uncompressed) b else compression.compress(b)))
+      val (encoding, b) = body(v, from, n)
+      pages += ((n, encoding, b, if (compression eq Uncompressed) b else compression.compress(b)))
       from += n
     }
-    val (packed, raw) = (pages.map(_._3.length.toLong).sum, pages.map(_._2.length.toLong).sum)
+    val (packed, raw) = (pages.map(_._4.length.toLong).sum, pages.map(_._3.length.toLong).sum)
     val compressed = (compression ne Uncompressed) &&
       !(rawOrCodec && packed > raw - raw / MinCodecSaving)
     val out = new java.io.ByteArrayOutputStream(math.max(64, v.rows * v.t.valueBytes / 2))
     var uncompressed = 0L
-    pages.foreach { case (n, b, c) =>
+    pages.foreach { case (n, encoding, b, c) =>
       val stored = if (compressed) c else b
       val header = pageHeader(n, b.length, stored.length, encoding)
       out.write(header)
       out.write(stored)
       uncompressed += header.length + b.length
     }
-    AlpChunkBytes(out.toByteArray, pages.size, v.rows, uncompressed, compressed)
+    AlpChunkBytes(out.toByteArray, pages.size, v.rows, uncompressed, compressed, pages.count(_._2 == PlainEncoding))
   }
 
   private def plainValues(v: AlpValues, from: Int, n: Int): Array[Byte] = {
@@ -251,7 +265,9 @@ private[superspark] object AlpChunk {
       if (h.pageType != DataPage && h.pageType != DataPageV2) {
         fail(UnexpectedPage(at, s"page type ${h.pageType}, expected DATA_PAGE (0) or DATA_PAGE_V2 (3)"))
       }
-      if (h.encoding != AlpEncoding) fail(UnexpectedPage(at, s"page encoding ${h.encoding}, expected ALP (10)"))
+      if (h.encoding != AlpEncoding && h.encoding != PlainEncoding) {
+        fail(UnexpectedPage(at, s"page encoding ${h.encoding}, expected ALP (10) or PLAIN (0)"))
+      }
       if (h.numValues <= 0 || h.numValues > rows - done) fail(CountMismatch(at, "num_values", h.numValues, rows - done))
       if (h.v2 != null) checkV2(h, at)
       else if (optional && h.defEncoding != RleEncoding) {
@@ -272,19 +288,35 @@ private[superspark] object AlpChunk {
      * returns the page's non-null count.
      */
     def decodeInto(out: AlpValues, at: Int): Int = {
+      require(out.t == t && out.isOptional == optional, "buffer of another column shape")
+      val n = pendingRows
+      require(at >= 0 && at.toLong + n <= out.rows, s"page of $n rows does not fit a buffer of ${out.rows} at $at")
+      val p = open(out.nulls, at)
+      p.decodeInto(out, at)
+      p.present
+    }
+
+    /** Rows of the page whose header [[nextRows]] read. */
+    def pendingRows: Int = { require(header != null, "nextRows() first"); header.numValues.toInt }
+
+    /**
+     * Opens the page [[nextRows]] read: its definition levels go into `nulls[at...]` (optional
+     * columns), its values' layout is checked, and the cursor moves past it. The returned
+     * [[Page]] decodes the values in any ranges (straight into a column vector's array).
+     */
+    def open(nulls: Array[Boolean], at: Int): Page = {
       val h = header
       require(h != null, "nextRows() first")
-      require(out.t == t && out.isOptional == optional, "buffer of another column shape")
       val n = h.numValues.toInt
-      require(at >= 0 && at.toLong + n <= out.rows, s"page of $n rows does not fit a buffer of ${out.rows} at $at")
+      require(!optional || (nulls != null && at >= 0 && at.toLong + n <= nulls.length), "no room for the page's nulls")
       val bodyAt = pos + h.size
-      val present = if (h.v2 != null) decodeV2(h, bodyAt, n, out, at) else decodeV1(h, bodyAt, n, out, at)
+      val p = if (h.v2 != null) openV2(h, bodyAt, n, nulls, at) else openV1(h, bodyAt, n, nulls, at)
       header = null
       done += n
       page += 1
       pos = bodyAt + h.compressed.toInt
       if (done == rows) checkEnd()
-      present
+      p
     }
 
     /** A DATA_PAGE_V2 header's counts and lengths against the page (flat column: no repetition levels). */
@@ -302,24 +334,24 @@ private[superspark] object AlpChunk {
     }
 
     /** V2: levels in place, then the values section, decompressed when the page says so. */
-    private def decodeV2(h: Header, bodyAt: Int, n: Int, out: AlpValues, at: Int): Int = {
+    private def openV2(h: Header, bodyAt: Int, n: Int, nulls: Array[Boolean], at: Int): Page = {
       val v = h.v2
       val levels = v.defLen.toInt
       val valuesAt = bodyAt + levels
       val stored = h.compressed.toInt - levels
       val size = h.uncompressed.toInt - levels
       val present = if (optional) {
-        readLevels(buf, bodyAt, levels, n, out.nulls, at, -off.toLong)
+        readLevels(buf, bodyAt, levels, n, nulls, at, -off.toLong)
       } else n
       if (optional && n - present != v.numNulls) fail(CountMismatch(bodyAt - off, "DATA_PAGE_V2 num_nulls", n - present, v.numNulls))
       if (!v.isCompressed || compression.isIdentity) {
         if (stored != size) {
           fail(Decompression(valuesAt - off, s"$stored bytes stored uncompressed, the header says $size"))
         }
-        decodeValues(buf, valuesAt, stored, n, present, out, at, page, valuesAt - off)
+        openValues(h.encoding, buf, valuesAt, stored, n, present, valuesAt - off)
       } else {
         val body = decompress(valuesAt, stored, size)
-        decodeValues(body, 0, body.length, n, present, out, at, page, valuesAt - off)
+        openValues(h.encoding, body, 0, body.length, n, present, valuesAt - off)
       }
     }
 
@@ -333,19 +365,45 @@ private[superspark] object AlpChunk {
       body
     }
 
-    private def decodeV1(h: Header, bodyAt: Int, n: Int, out: AlpValues, at: Int): Int = {
+    private def openV1(h: Header, bodyAt: Int, n: Int, nulls: Array[Boolean], at: Int): Page = {
       // UNCOMPRESSED pages (the writer's usual choice) are decoded in place, without a copy
-      val present = if (compression.isIdentity) {
+      val (body, from, len) = if (compression.isIdentity) {
         if (h.compressed != h.uncompressed) {
           fail(Decompression(bodyAt - off, s"${h.compressed} bytes stored uncompressed, the header says ${h.uncompressed}"))
         }
-        decodeBody(buf, bodyAt, h.compressed.toInt, n, out, at, page, bodyAt - off)
+        (buf, bodyAt, h.compressed.toInt)
       } else {
-        val body = decompress(bodyAt, h.compressed.toInt, h.uncompressed.toInt)
-        decodeBody(body, 0, body.length, n, out, at, page, bodyAt - off)
+        val b = decompress(bodyAt, h.compressed.toInt, h.uncompressed.toInt)
+        (b, 0, b.length)
       }
-      present
+      val bodyOffset = (bodyAt - off).toLong
+      var valuesAt = from
+      var present = n
+      if (optional) {
+        if (len < 4) fail(Truncated(bodyOffset, 4, len))
+        val levelsLen = getIntLE(body, from).toLong & 0xffffffffL
+        if (levelsLen > len - 4) fail(Truncated(bodyOffset + 4, levelsLen, len - 4))
+        present = readLevels(body, from + 4, levelsLen.toInt, n, nulls, at, bodyOffset - from)
+        valuesAt = from + 4 + levelsLen.toInt
+      }
+      openValues(h.encoding, body, valuesAt, from + len - valuesAt, n, present, bodyOffset + (valuesAt - from))
     }
+
+    /** The values section `body[at, at + len)` of a page of `n` rows, `present` of them non-null. */
+    private def openValues(encoding: Int, body: Array[Byte], at: Int, len: Int, n: Int, present: Int, offset: Long): Page =
+      if (encoding == PlainEncoding) {
+        val expected = present.toLong * t.valueBytes
+        if (len != expected) fail(BadPageSize(offset, "PLAIN values bytes", len, expected))
+        new PlainPage(t, n, present, body, at)
+      } else {
+        val index = page
+        val decoder = try {
+          val d = new AlpCodec.PageDecoder(body, at, len, t)
+          if (d.numElements != present) fail(CountMismatch(offset + 3, "ALP num_elements", d.numElements, present))
+          d
+        } catch { case e: AlpDecodeException => fail(BadAlpBody(offset, index, e.reason)) }
+        new AlpPage(t, n, present, decoder, offset, index)
+      }
 
     /** After the last page: no bytes left, the expected page count. */
     private[AlpChunk] def checkEnd(): Unit = {
@@ -354,58 +412,59 @@ private[superspark] object AlpChunk {
     }
   }
 
-  /** Largest page body this writer could produce for `n` rows (bounds allocation). */
-  private def maxBodyBytes(n: Int, t: AlpType): Long =
-    4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
-
   /**
-   * Decodes one page body, `body[from, from + len)`, into `out` from row `at`; returns its
-   * non-null count. Errors give offsets in the chunk (`bodyOffset`: where the body starts).
+   * One opened data page of `rows` rows (its nulls already read), `present` of them non-null:
+   * [[doubles]] / [[floats]] decode its non-null values [from, from + count) into a caller's
+   * array at `pos`, in any ranges and order.
    */
-  private def decodeBody(body: Array[Byte], from: Int, len: Int, n: Int, out: AlpValues, at: Int, page: Int,
-      bodyOffset: Long): Int = {
-    var alpAt = from
-    var present = n
-    if (out.isOptional) {
-      if (len < 4) fail(Truncated(bodyOffset, 4, len))
-      val levelsLen = getIntLE(body, from).toLong & 0xffffffffL
-      if (levelsLen > len - 4) fail(Truncated(bodyOffset + 4, levelsLen, len - 4))
-      present = readLevels(body, from + 4, levelsLen.toInt, n, out.nulls, at, bodyOffset - from)
-      alpAt = from + 4 + levelsLen.toInt
-    }
-    decodeValues(body, alpAt, from + len - alpAt, n, present, out, at, page, bodyOffset + (alpAt - from))
-  }
+  sealed abstract class Page(val t: AlpType, val rows: Int, val present: Int) {
+    def hasNulls: Boolean = present < rows
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit
 
-  /**
-   * Decodes the ALP page `body[alpAt, alpAt + alpLen)` of a page's `present` non-null values
-   * into `out` from row `at` (the page's `n` rows; nulls already in `out.nulls`);
-   * `alpOffset`: where it starts in the chunk.
-   */
-  private def decodeValues(body: Array[Byte], alpAt: Int, alpLen: Int, n: Int, present: Int, out: AlpValues, at: Int,
-      page: Int, alpOffset: Long): Int = {
-    try {
-      val h = AlpCodec.readHeader(body, alpAt, alpLen, out.t)
-      if (h.numElements != present) fail(CountMismatch(alpOffset + 3, "ALP num_elements", h.numElements, present))
-      // straight into `out` without nulls, else densely, then spread over the non-null rows
-      val dense = if (present == n) out else AlpValues.allocate(out.t, present, optional = false)
-      val to = if (present == n) at else 0
-      if (out.t == AlpType.Double) AlpCodec.decodeDoubles(body, alpAt, alpLen, dense.doubles, to)
-      else AlpCodec.decodeFloats(body, alpAt, alpLen, dense.floats, to)
-      if (dense ne out) {
+    /** All its rows into `out` from row `at` (nulls already there): the values spread over the non-null rows. */
+    def decodeInto(out: AlpValues, at: Int): Unit =
+      if (!hasNulls) {
+        if (t == AlpType.Double) doubles(0, present, out.doubles, at) else floats(0, present, out.floats, at)
+      } else {
+        val dense = AlpValues.allocate(t, present, optional = false)
+        if (t == AlpType.Double) doubles(0, present, dense.doubles, 0) else floats(0, present, dense.floats, 0)
         var i = 0; var j = 0
-        while (i < n) {
+        while (i < rows) {
           if (!out.nulls(at + i)) {
-            if (out.t == AlpType.Double) out.doubles(at + i) = dense.doubles(j) else out.floats(at + i) = dense.floats(j)
+            if (t == AlpType.Double) out.doubles(at + i) = dense.doubles(j) else out.floats(at + i) = dense.floats(j)
             j += 1
           }
           i += 1
         }
       }
-    } catch {
-      case e: AlpDecodeException => fail(BadAlpBody(alpOffset, page, e.reason))
-    }
-    present
   }
+
+  private final class AlpPage(t: AlpType, rows: Int, present: Int, d: AlpCodec.PageDecoder, offset: Long, index: Int)
+      extends Page(t, rows, present) {
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit =
+      try d.doubles(from, count, out, pos) catch { case e: AlpDecodeException => fail(BadAlpBody(offset, index, e.reason)) }
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit =
+      try d.floats(from, count, out, pos) catch { case e: AlpDecodeException => fail(BadAlpBody(offset, index, e.reason)) }
+  }
+
+  /** PLAIN values: little-endian IEEE-754, copied with the bits as they are (NaN payloads kept). */
+  private final class PlainPage(t: AlpType, rows: Int, present: Int, body: Array[Byte], at: Int) extends Page(t, rows, present) {
+    private def view(from: Int) =
+      java.nio.ByteBuffer.wrap(body).order(java.nio.ByteOrder.LITTLE_ENDIAN).position(at + from * t.valueBytes)
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit = {
+      require(from >= 0 && count >= 0 && from.toLong + count <= present, s"values [$from, +$count) outside a page of $present")
+      view(from).asInstanceOf[java.nio.ByteBuffer].asDoubleBuffer().get(out, pos, count)
+    }
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit = {
+      require(from >= 0 && count >= 0 && from.toLong + count <= present, s"values [$from, +$count) outside a page of $present")
+      view(from).asInstanceOf[java.nio.ByteBuffer].asFloatBuffer().get(out, pos, count)
+    }
+  }
+
+  /** Largest page body this writer could produce for `n` rows (bounds allocation). */
+  private def maxBodyBytes(n: Int, t: AlpType): Long =
+    4L + 2L * n + 16 + AlpCodec.HeaderBytes + (n / 8L + 1) * (4 + t.vectorHeaderBytes) + n.toLong * (2 * t.valueBytes + 2)
 
   /** Reads `n` definition levels (bit width 1) into `nulls[at...]`; returns the non-null count. */
   private def readLevels(b: Array[Byte], start: Int, len: Int, n: Int, nulls: Array[Boolean], at: Int,

@@ -68,22 +68,54 @@ private[superspark] final case class AlpWrittenChunk(rowGroup: Int, spec: AlpCol
 }
 
 /**
+ * The encoding one column chunk got and why (docs/alp.md, "Which encoding a chunk gets"):
+ * `alp` / `kept PLAIN` / `mixed` (ratified form: some pages of each), and the sample's
+ * estimate in bits per value. Shown by `footer inspect` and counted in the write metrics.
+ */
+private[superspark] final case class AlpChoice(rowGroup: Int, column: String, choice: String, reason: String, alpPages: Int,
+    plainPages: Int) {
+  def kept: Boolean = alpPages == 0
+  /** One line of the `superspark.alp.choices` key: row group, column, choice, reason (tab-separated). */
+  def line: String = Seq(rowGroup.toString, column, choice, reason).mkString("\t")
+}
+
+private[superspark] object AlpChoice {
+  /** Key-value metadata of a file superspark wrote with ALP: one [[AlpChoice.line]] a column chunk. */
+  val Key = "superspark.alp.choices"
+
+  /** The choices a file's `superspark.alp.choices` value lists (lines that do not parse are left out). */
+  def parse(value: String): Seq[AlpChoice] = value.split("\n").toSeq.flatMap { l =>
+    l.split("\t", 4) match {
+      case Array(rg, col, choice, reason) if rg.nonEmpty && rg.forall(_.isDigit) =>
+        Some(AlpChoice(rg.toInt, col, choice, reason, -1, -1))
+      case _ => None
+    }
+  }
+}
+
+/**
  * Writes the ALP chunks of one Parquet file, row group by row group, at the position the
  * caller's stream is at (the start of the row group), and patches the finished Thrift footer
  * for the form: the private form's field-32767 extensions ([[AlpFooter.withExtensions]]) or
  * the ratified form's column chunks ([[AlpRatifiedFooter]]). `codec`: Parquet's
  * `CompressionCodec` value of the file's column chunks; `compression` compresses with it (a
  * chunk whose pages it does not shrink by an eighth is written UNCOMPRESSED, [[AlpChunk.encode]]).
- * In the private form a chunk that ALP does not shrink ([[AlpChunkWriter.pays]]: random
- * doubles, all exceptions) is not written: the row group keeps its ordinary chunk alone, and
- * readers read that.
+ *
+ * Where ALP loses ([[AlpEncodingChoice]]: a sample's ALP bits per value above PLAIN through
+ * the codec) the ordinary encoding is kept: in the private form per column chunk (no ALP copy
+ * is written; the row group keeps its ordinary chunk alone, and readers read that), in the
+ * ratified form per page (PLAIN pages in the column's chunk; a chunk of PLAIN pages only is an
+ * ordinary chunk every reader reads). `onChoice` hears each chunk's [[AlpChoice]].
  */
 private[superspark] final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], val form: AlpForm, codec: Int, compression: PageCompression,
-    pageRows: Int = AlpChunk.DefaultPageRows) {
+    pageRows: Int = AlpChunk.DefaultPageRows, onChoice: AlpChoice => Unit = _ => ()) {
   private var rowGroups = 0
   private val chunks = mutable.ArrayBuffer.empty[AlpWrittenChunk]
+  private val choiceList = mutable.ArrayBuffer.empty[AlpChoice]
+  private val ordinary = AlpEncodingChoice.ordinaryName(codec)
 
   def written: Seq[AlpWrittenChunk] = chunks.toSeq
+  def choices: Seq[AlpChoice] = choiceList.toSeq
 
   /**
    * Writes one row group's chunks (one `AlpValues` per spec, in order) at `position` through
@@ -92,8 +124,25 @@ private[superspark] final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], va
   def writeRowGroup(values: Seq[AlpValues], position: => Long, write: Array[Byte] => Unit): Unit = {
     require(values.size == specs.size, s"${values.size} value sets for ${specs.size} ALP columns")
     specs.zip(values).sortBy(_._1.leaf).foreach { case (spec, v) =>
-      val chunk = AlpChunk.encode(v, compression, pageRows)
-      if (form == AlpForm.Ratified || AlpChunkWriter.pays(chunk, v)) {
+      val chunk = form match {
+        case AlpForm.Private =>
+          val e = AlpEncodingChoice.estimate(v, 0, v.rows, compression, ordinary)
+          record(AlpChoice(rowGroups, spec.name, if (e.alp) "alp" else s"kept $ordinary", e.reason,
+            if (e.alp) 1 else 0, 0))
+          if (e.alp) Some(AlpChunk.encode(v, compression, pageRows)) else None
+        case AlpForm.Ratified =>
+          val estimates = mutable.ArrayBuffer.empty[AlpEstimate]
+          val c = AlpChunk.encodeChosen(v, compression, pageRows, { (from, n) =>
+            val e = AlpEncodingChoice.estimate(v, from, n, compression, ordinary)
+            estimates += e
+            e.alp
+          })
+          record(AlpChoice(rowGroups, spec.name,
+            if (c.plainPages == 0) "alp" else if (c.alpPages == 0) "kept PLAIN" else "mixed",
+            AlpChunkWriter.summary(estimates.toSeq, c), c.alpPages, c.plainPages))
+          Some(c)
+      }
+      chunk.foreach { chunk =>
         val crc = new CRC32()
         crc.update(chunk.bytes)
         val at = position
@@ -104,6 +153,8 @@ private[superspark] final class AlpChunkWriter(val specs: Seq[AlpColumnSpec], va
     }
     rowGroups += 1
   }
+
+  private def record(c: AlpChoice): Unit = { choiceList += c; onChoice(c) }
 
   /** The finished file's Thrift footer (no extension of ours yet) in this writer's form. */
   def patchFooter(thrift: Array[Byte]): Array[Byte] = form match {
@@ -117,13 +168,14 @@ private[superspark] object AlpChunkWriter {
   /** Parquet's `CompressionCodec` UNCOMPRESSED. */
   val Uncompressed = 0
 
-  /** Page and vector headers a small chunk may spend beyond its values' PLAIN bytes. */
-  val HeaderAllowance = 1024
-
-  /**
-   * Whether an ALP chunk is worth a private-form copy: at most the PLAIN bytes of its non-null
-   * values plus [[HeaderAllowance]] (so that small, decimal-like chunks still qualify).
-   */
-  def pays(chunk: AlpChunkBytes, v: AlpValues): Boolean =
-    chunk.bytes.length.toLong <= (v.rows - v.nullCount).toLong * v.t.valueBytes + HeaderAllowance
+  /** A ratified chunk's reason: its pages' estimates summed over their sampled values, and its page counts. */
+  private def summary(es: Seq[AlpEstimate], c: AlpChunkBytes): String = {
+    val n = es.map(_.sampled).sum
+    val reason = if (n == 0) "no values" else {
+      val total = AlpEstimate(es.map(e => e.alpBits * e.sampled).sum / n, es.map(e => e.ordinaryBits * e.sampled).sum / n,
+        es.headOption.map(_.ordinary).getOrElse("PLAIN"), n)
+      total.reason
+    }
+    s"$reason; ${c.alpPages} ALP, ${c.plainPages} PLAIN pages"
+  }
 }

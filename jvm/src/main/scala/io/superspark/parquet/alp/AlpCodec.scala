@@ -55,7 +55,7 @@ private[superspark] object AlpCodec {
       AlpDecimal.encodeDoubles(v, base + from, k, e, f, enc, exc)
     def rawBits(i: Int): Long = java.lang.Double.doubleToRawLongBits(v(base + i))
     def sample(from: Int, k: Int, count: Int): Source = {
-      val s = Array.tabulate(count)(j => v(base + from + (j.toLong * k / count).toInt))
+      val s = Array.tabulate(count)(j => v(base + from + sampleIndex(j, k, count)))
       new DoubleSource(s, 0, count)
     }
   }
@@ -66,9 +66,21 @@ private[superspark] object AlpCodec {
       AlpDecimal.encodeFloats(v, base + from, k, e, f, enc, exc)
     def rawBits(i: Int): Long = java.lang.Float.floatToRawIntBits(v(base + i)).toLong & 0xffffffffL
     def sample(from: Int, k: Int, count: Int): Source = {
-      val s = Array.tabulate(count)(j => v(base + from + (j.toLong * k / count).toInt))
+      val s = Array.tabulate(count)(j => v(base + from + sampleIndex(j, k, count)))
       new FloatSource(s, 0, count)
     }
+  }
+
+  /**
+   * The `j`-th of `count` sampled positions of `n` values: one position in each of `count`
+   * equal buckets, at a fixed pseudo-random place in the bucket. A fixed stride would alias
+   * with periodic data (every 4th of `id * 0.25` is a whole number: a stride-4 sample saw only
+   * integers, chose exponent 0, and stored three values in four as exceptions).
+   */
+  private def sampleIndex(j: Int, n: Int, count: Int): Int = {
+    val lo = (j.toLong * n / count).toInt
+    val hi = ((j + 1).toLong * n / count).toInt
+    if (hi - lo <= 1) lo else lo + Integer.remainderUnsigned(j * 0x9E3779B1 + 0x7F4A7C15, hi - lo)
   }
 
   /** Estimated bits of `n` values encoded with (e, f): packed deltas plus exceptions. */
@@ -398,6 +410,62 @@ private[superspark] object AlpCodec {
       j += 1
     }
     size.toInt
+  }
+
+  /**
+   * One page whose whole layout was checked ([[checkLayout]]) when it was made, decoded in any
+   * ranges of its values straight into a caller's array (a column vector's own array: no
+   * intermediate page buffer). Vectors wholly inside a range are decoded in place; the ends of
+   * a range that cut a vector go through one reused vector of scratch. Errors found only while
+   * decoding (an exception position) are [[AlpDecodeException]]s, as [[decodeDoubles]] throws.
+   */
+  final class PageDecoder(buf: Array[Byte], off: Int, len: Int, t: AlpType) {
+    val header: PageHeader = checkLayout(buf, off, len, t)
+    private val n = header.numElements
+    private val vs = header.vectorSize
+    private val body = off + HeaderBytes
+    private var deltas: Array[Long] = _
+    private lazy val scratch: AnyRef =
+      if (t == AlpType.Double) new Array[Double](math.min(vs, n)) else new Array[Float](math.min(vs, n))
+
+    def numElements: Int = n
+
+    /** Values [from, from + count) into `out` from `pos` (DOUBLE pages). */
+    def doubles(from: Int, count: Int, out: Array[Double], pos: Int): Unit = range(from, count, out, pos)
+
+    /** Values [from, from + count) into `out` from `pos` (FLOAT pages). */
+    def floats(from: Int, count: Int, out: Array[Float], pos: Int): Unit = range(from, count, out, pos)
+
+    /** A sink writing the sink's row `at` into `out(base + at)`. */
+    private def sink(out: AnyRef, base: Int): Sink = out match {
+      case d: Array[Double] if t == AlpType.Double => new DoubleSink(d, base)
+      case f: Array[Float] if t == AlpType.Float => new FloatSink(f, base)
+      case _ => throw new IllegalArgumentException(s"an output array of another type than the page's ${t.name}")
+    }
+
+    private def range(from: Int, count: Int, out: AnyRef, pos: Int): Unit = {
+      require(from >= 0 && count >= 0 && from.toLong + count <= n, s"values [$from, +$count) outside a page of $n")
+      if (count == 0) return
+      if (deltas == null) deltas = new Array[Long](math.min(vs, n))
+      val bodyLen = len - HeaderBytes
+      val end = from + count
+      var v = from / vs
+      while (v.toLong * vs < end) {
+        val start = v * vs
+        val k = math.min(vs, n - start)
+        val o = getInt(buf, body + 4 * v)
+        if (start >= from && start + k <= end) {
+          // the sink's row `start` lands at pos + (start - from)
+          vector(buf, body, bodyLen, o, k, t, sink(out, pos - from), start, deltas)
+        } else {
+          vector(buf, body, bodyLen, o, k, t, sink(scratch, 0), 0, deltas)
+          val lo = math.max(from, start)
+          val hi = math.min(end, start + k)
+          System.arraycopy(scratch, lo - start, out, pos + (lo - from), hi - lo)
+        }
+        v += 1
+      }
+    }
   }
 
   private def fail(reason: AlpErrorReason): Nothing = throw new AlpDecodeException(reason)

@@ -21,19 +21,9 @@ private[superspark] object AlpChunkLocation {
    * file (`dataEnd`: where the footer starts).
    */
   def of(ref: AlpChunkRef, dataEnd: Long): Either[AlpChunkErrorReason, Option[AlpChunkLocation]] = {
-    def tpe(physical: Int) = if (physical == AlpExtension.FloatType) AlpType.Float else AlpType.Double
     if (ref.physicalType != AlpExtension.FloatType && ref.physicalType != AlpExtension.DoubleType) Right(None)
-    else if (ref.isRatified) {
-      val size = ref.totalCompressedSize
-      if (ref.dataPageOffset < 4 || size <= 0 || ref.dataPageOffset > dataEnd - size || size > Int.MaxValue - 16) {
-        Left(BadExtension(0, s"ratified chunk [${ref.dataPageOffset}, +$size) lies outside the data [4, $dataEnd)"))
-      } else if (ref.numValues < 0 || ref.numValues > Int.MaxValue) {
-        Left(BadExtension(0, s"ratified chunk of ${ref.numValues} values"))
-      } else {
-        Right(Some(AlpChunkLocation(tpe(ref.physicalType), ref.dataPageOffset, size, -1, ref.numValues, None, ref.codec,
-          ratified = true)))
-      }
-    } else ref.ourExtension match {
+    else if (ref.isRatified) itself(ref, dataEnd).map(Some(_))
+    else ref.ourExtension match {
       case None => Right(None)
       case Some(payload) =>
         try {
@@ -48,6 +38,29 @@ private[superspark] object AlpChunkLocation {
               ratified = false)))
           }
         } catch { case x: AlpChunkException => Left(x.reason) }
+    }
+  }
+
+  private def tpe(physical: Int) = if (physical == AlpExtension.FloatType) AlpType.Float else AlpType.Double
+
+  /**
+   * The column chunk itself as the data [[AlpChunk.PageCursor]] reads: a ratified chunk, or an
+   * ordinary chunk of PLAIN pages (no dictionary) of a column that is ratified in other row
+   * groups (the writer kept PLAIN where ALP lost, [[AlpEncodingChoice]]).
+   */
+  def itself(ref: AlpChunkRef, dataEnd: Long): Either[AlpChunkErrorReason, AlpChunkLocation] = {
+    val size = ref.totalCompressedSize
+    if (ref.physicalType != AlpExtension.FloatType && ref.physicalType != AlpExtension.DoubleType) {
+      Left(BadExtension(0, s"physical type ${ref.physicalType} in an ALP column"))
+    } else if (ref.dataPageOffset < 4 || size <= 0 || ref.dataPageOffset > dataEnd - size || size > Int.MaxValue - 16) {
+      Left(BadExtension(0, s"ratified chunk [${ref.dataPageOffset}, +$size) lies outside the data [4, $dataEnd)"))
+    } else if (ref.numValues < 0 || ref.numValues > Int.MaxValue) {
+      Left(BadExtension(0, s"ratified chunk of ${ref.numValues} values"))
+    } else if (!ref.isRatified && ref.dictionaryPageOffset > 0 && ref.dictionaryPageOffset < ref.dataPageOffset) {
+      Left(BadExtension(0, s"chunk with a dictionary page at ${ref.dictionaryPageOffset} in an ALP column"))
+    } else {
+      Right(AlpChunkLocation(tpe(ref.physicalType), ref.dataPageOffset, size, -1, ref.numValues, None, ref.codec,
+        ratified = true))
     }
   }
 }

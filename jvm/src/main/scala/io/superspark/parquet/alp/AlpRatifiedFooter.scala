@@ -15,6 +15,8 @@ import io.superspark.parquet.thrift.ThriftForParquetJava
  * classes have no ALP value). Statistics (null count, min/max) are the writer's own.
  */
 private[superspark] object AlpRatifiedFooter {
+  /** What the `encodings` list holds for ALP until [[AlpFooter.markAlpEncodings]]: BIT_PACKED, a levels-only encoding no value page uses here. */
+  private val AlpPlaceholder = Encoding.BIT_PACKED
 
   def insert(thrift: Array[Byte], specs: Seq[AlpColumnSpec], chunks: Seq[AlpWrittenChunk]): Array[Byte] = {
     val md = ThriftForParquetJava.parse(thrift)
@@ -38,7 +40,8 @@ private[superspark] object AlpRatifiedFooter {
     }
     val out = new ByteArrayOutputStream(thrift.length + chunks.size * 96)
     Util.writeFileMetaData(md, out)
-    AlpFooter.markAlpEncodings(out.toByteArray, chunks.map(c => (c.rowGroup, c.spec.leaf)).toSet)
+    AlpFooter.markAlpEncodings(out.toByteArray, chunks.filter(_.chunk.alpPages > 0).map(c => (c.rowGroup, c.spec.leaf)).toSet,
+      AlpPlaceholder.getValue)
   }
 
   /** The schema list with the ALP columns put back among the top-level fields, by leaf index. */
@@ -83,8 +86,10 @@ private[superspark] object AlpRatifiedFooter {
   }
 
   private def columnChunk(c: AlpWrittenChunk): ColumnChunk = {
-    // PLAIN stands for ALP until markAlpEncodings; RLE: the definition levels of optional columns.
-    val encodings = (if (c.spec.optional) Seq(Encoding.RLE) else Nil) :+ Encoding.PLAIN
+    // RLE: the definition levels of optional columns; PLAIN: pages kept PLAIN (AlpEncodingChoice);
+    // AlpPlaceholder stands for ALP until markAlpEncodings (parquet-format's Java enum has no ALP)
+    val encodings = (if (c.spec.optional) Seq(Encoding.RLE) else Nil) ++
+      (if (c.chunk.plainPages > 0) Seq(Encoding.PLAIN) else Nil) ++ (if (c.chunk.alpPages > 0) Seq(AlpPlaceholder) else Nil)
     val md = new ColumnMetaData(if (c.spec.t == AlpType.Float) Type.FLOAT else Type.DOUBLE, encodings.asJava,
       Seq(c.spec.name).asJava, CompressionCodec.findByValue(c.codec), c.chunk.rows.toLong, c.chunk.uncompressedSize,
       c.chunk.bytes.length.toLong, c.offset)

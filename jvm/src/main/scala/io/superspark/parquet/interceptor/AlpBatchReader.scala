@@ -90,17 +90,22 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
   }
 
   /**
-   * One ALP column of the scan: the current row group's checked chunk bytes, decoded one page
-   * at a time into a page buffer (reused; a page's rows at most) from which each batch's rows
-   * are put into `vector`. A private-form chunk that fails (crc32 at the row group's start, a
-   * page mid-way) is replaced by the row group's ordinary chunk from the row it reached.
+   * One ALP column of the scan: the current row group's checked chunk bytes, read one page at
+   * a time. A page without nulls is decoded straight into the batch's column vector (its own
+   * array on-heap, [[AlpBatchReader.arrayOf]]: no page buffer, no copy), the batch's rows only;
+   * a page with nulls (and every page off-heap) is decoded into a reused page buffer (a page's
+   * rows at most) from which each batch's rows are put into `vector` with `putDoubles` /
+   * `putFloats` and `putNulls`. A private-form chunk that fails (crc32 at the row group's
+   * start, a page mid-way) is replaced by the row group's ordinary chunk from the row it reached.
    */
   private final class AlpColumnFill(c: AlpReadColumn, val vector: WritableColumnVector) {
     private var loc: AlpChunkLocation = _
     private var blockKey: (String, Long) = _
     private var cursor: AlpChunk.PageCursor = _
     private var buffer: AlpValues = _ // capacity for the largest page so far
-    private var page: AlpValues = _   // the rows of the current page (or the ordinary chunk's)
+    private var direct: AlpChunk.Page = _ // the current page, decoded straight into the vector
+    private var page: AlpValues = _   // or the rows of the current page (or the ordinary chunk's)
+    private var pageRows = 0
     private var pagePos = 0
     private var pageHasNulls = false
     private var rgPos = 0
@@ -113,6 +118,8 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
       if (loc.values != block.getRowCount) throw new IllegalStateException(
         s"$where: ALP chunk of ${loc.values} rows for a row group of ${block.getRowCount}")
       page = null
+      direct = null
+      pageRows = 0
       pagePos = 0
       rgPos = 0
       cursor = null
@@ -131,37 +138,58 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
       vector.reset()
       var filled = 0
       while (filled < n) {
-        if (page == null || pagePos == page.rows) guarded(nextPage())
-        val m = math.min(n - filled, page.rows - pagePos)
-        if (page.t == AlpType.Double) vector.putDoubles(filled, m, page.doubles, pagePos)
-        else vector.putFloats(filled, m, page.floats, pagePos)
-        val nulls = page.nulls
-        if (pageHasNulls) {
-          var i = 0
-          while (i < m) {
-            if (nulls(pagePos + i)) {
-              var j = i + 1
-              while (j < m && nulls(pagePos + j)) j += 1
-              vector.putNulls(filled + i, j - i)
-              i = j
-            } else i += 1
-          }
+        if (pagePos == pageRows) guarded(nextPage())
+        val m = math.min(n - filled, pageRows - pagePos)
+        var done = false
+        if (direct != null) guarded {
+          // a page without nulls: its values pagePos.. are the rows pagePos..
+          if (loc.t == AlpType.Double) direct.doubles(pagePos, m, AlpBatchReader.doublesOf(vector), filled)
+          else direct.floats(pagePos, m, AlpBatchReader.floatsOf(vector), filled)
+          done = true
         }
+        if (!done) copy(filled, m)
         pagePos += m
         filled += m
         rgPos += m
       }
     }
 
+    /** Rows `pagePos..` of the page buffer (or the ordinary chunk) into the vector from row `filled`. */
+    private def copy(filled: Int, m: Int): Unit = {
+      if (page.t == AlpType.Double) vector.putDoubles(filled, m, page.doubles, pagePos)
+      else vector.putFloats(filled, m, page.floats, pagePos)
+      val nulls = page.nulls
+      if (pageHasNulls) {
+        var i = 0
+        while (i < m) {
+          if (nulls(pagePos + i)) {
+            var j = i + 1
+            while (j < m && nulls(pagePos + j)) j += 1
+            vector.putNulls(filled + i, j - i)
+            i = j
+          } else i += 1
+        }
+      }
+    }
+
     private def nextPage(): Unit = {
       val rowsAt = cursor.rowsDone
       val n = cursor.nextRows()
-      if (buffer == null || buffer.rows < n) buffer = AlpValues.allocate(loc.t, n, c.optional)
-      val view = new AlpValues(loc.t, n, buffer.doubles, buffer.floats, buffer.nulls)
-      pageHasNulls = cursor.decodeInto(view, 0) < n
       if (rowsAt != rgPos) throw new IllegalStateException(s"$where: page at row $rowsAt, the scan is at $rgPos")
-      page = view
+      if (buffer == null || buffer.rows < n) buffer = AlpValues.allocate(loc.t, n, c.optional)
+      val opened = cursor.open(buffer.nulls, 0)
+      pageRows = n
       pagePos = 0
+      if (!opened.hasNulls && AlpBatchReader.arrayOf(vector) != null) {
+        direct = opened
+        page = null
+      } else {
+        val view = new AlpValues(loc.t, n, buffer.doubles, buffer.floats, buffer.nulls)
+        opened.decodeInto(view, 0)
+        pageHasNulls = opened.hasNulls
+        direct = null
+        page = view
+      }
       if (cursor.rowsLeft == 0) metrics.alpChunks.add(1)
     }
 
@@ -175,10 +203,12 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
             "reading the ordinary chunk")
           metrics.alpFallbacks.add(1)
           cursor = null
+          direct = null
           val key = blockKey
           page = OrdinaryChunkReader.read(file, AlpReadPlan.blockKey(_) == key, c.name, loc.t, c.optional)
           if (page.rows != loc.values) throw new IllegalStateException(
             s"$where: ordinary chunk of ${page.rows} rows for a row group of ${loc.values}")
+          pageRows = page.rows
           pagePos = rgPos
           pageHasNulls = page.nulls != null
       }
@@ -197,6 +227,29 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
 
 private[superspark] object AlpBatchReader extends org.apache.spark.internal.Logging {
   override def logWarning(msg: => String): Unit = super.logWarning(msg)
+
+  private def field(name: String): Option[java.lang.reflect.Field] = try {
+    val f = classOf[OnHeapColumnVector].getDeclaredField(name)
+    f.setAccessible(true)
+    Some(f)
+  } catch { case _: ReflectiveOperationException | _: RuntimeException => None }
+  private lazy val doubleData = field("doubleData")
+  private lazy val floatData = field("floatData")
+
+  /**
+   * The on-heap vector's own value array (`doubleData` / `floatData`, Spark 4.0-4.3), which
+   * ALP pages are decoded into directly; null for off-heap vectors (or a Spark without the
+   * field), which take the page buffer and `putDoubles` instead. Valid until the vector grows
+   * (the scan's vectors have the batch capacity from the start and never do).
+   */
+  def arrayOf(v: WritableColumnVector): AnyRef = v match {
+    case o: OnHeapColumnVector =>
+      val f = if (o.dataType == org.apache.spark.sql.types.DoubleType) doubleData else floatData
+      f.map(_.get(o)).orNull
+    case _ => null
+  }
+  def doublesOf(v: WritableColumnVector): Array[Double] = arrayOf(v).asInstanceOf[Array[Double]]
+  def floatsOf(v: WritableColumnVector): Array[Float] = arrayOf(v).asInstanceOf[Array[Float]]
 
   private lazy val readerField = {
     val f = classOf[SpecificParquetRecordReaderBase[_]].getDeclaredField("reader")

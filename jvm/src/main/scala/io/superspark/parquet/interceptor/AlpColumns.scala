@@ -58,7 +58,7 @@ private[superspark] object AlpColumns {
      * the plan's fallbacks. On error, nothing is left open.
      */
     def open(path: Path, opened: OpenedFooter, conf: Configuration): AlpColumns =
-      if (!enabled || !AlpReadPlan.mayHaveAlp(opened.footer)) NoAlp
+      if (!enabled || !AlpReadPlan.mayHaveAlp(opened.footer) || AlpReadPlan.keptEverywhere(opened.footer, required, caseSensitive)) NoAlp
       else {
         val stream = opened.inputFile.newStream()
         val plan = try AlpReadPlan.plan(path.toString, FooterOpener.wholeFooter(opened, stream, metrics), opened.footer,

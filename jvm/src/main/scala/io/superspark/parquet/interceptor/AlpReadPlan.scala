@@ -46,6 +46,19 @@ private[superspark] object AlpReadPlan extends Logging {
     footer.getFileMetaData.getKeyValueMetaData.containsKey(AlpFooter.HintKey) ||
       footer.getBlocks.asScala.exists(_.getColumns.asScala.exists(AlpFooter.mayBeAlp))
 
+  /**
+   * Whether superspark's writer kept the ordinary encoding in every chunk of every required
+   * FLOAT/DOUBLE column of the file (its `superspark.alp.choices` key; [[AlpEncodingChoice]]):
+   * then no footer walk and no stream are needed, Spark's reader reads those columns as they
+   * are. False when the key is absent (another writer, an older file) or any such chunk has ALP.
+   */
+  def keptEverywhere(footer: ParquetMetadata, required: StructType, caseSensitive: Boolean): Boolean =
+    Option(footer.getFileMetaData.getKeyValueMetaData.get(io.superspark.parquet.alp.AlpChoice.Key)).exists { v =>
+      def norm(s: String) = if (caseSensitive) s else s.toLowerCase(Locale.ROOT)
+      val wanted = required.fields.filter(f => f.dataType == FloatType || f.dataType == DoubleType).map(f => norm(f.name)).toSet
+      io.superspark.parquet.alp.AlpChoice.parse(v).forall(c => !wanted(norm(c.column)) || c.choice.startsWith("kept "))
+    }
+
   private def refKey(r: AlpChunkRef): (String, Long) = (r.path.mkString("."), r.startingPos)
 
   /**
@@ -76,14 +89,19 @@ private[superspark] object AlpReadPlan extends Logging {
       else {
         val prim = fileField.get.asPrimitiveType
         val wanted = if (field.dataType == DoubleType) "DOUBLE" else "FLOAT"
-        val locations = blocks.map { b =>
+        val located = blocks.map { b =>
           val key = blockKey(b)
           // the block's row group: the one whose chunk at the block's first column has that key
           val rg = refs.find(r => refKey(r) == key).map(_.rowGroup)
           val ref = rg.flatMap(byGroupKey(_).get(leaf))
           key -> ref.map(r => (r, AlpChunkLocation.of(r, dataEnd)))
         }
-        val anyRatified = locations.exists(_._2.exists(_._1.isRatified))
+        val anyRatified = located.exists(_._2.exists(_._1.isRatified))
+        // a ratified column's row groups whose pages were all kept PLAIN are ordinary chunks: read by the same cursor
+        val locations = if (!anyRatified) located else located.map {
+          case (k, Some((r, Right(None)))) => k -> Some((r, AlpChunkLocation.itself(r, dataEnd).map(Some(_))))
+          case other => other
+        }
         def where = s"$path, column ${field.name}"
         if (prim.getPrimitiveTypeName.name != wanted) {
           if (anyRatified) throw new AlpChunkException(AlpChunkErrorReason.BadExtension(0,
@@ -95,7 +113,7 @@ private[superspark] object AlpReadPlan extends Logging {
         } else {
           locations.foreach {
             case (_, Some((r, Left(reason)))) =>
-              if (r.isRatified) throw new AlpChunkException(reason, s"$where, row group ${r.rowGroup}")
+              if (anyRatified) throw new AlpChunkException(reason, s"$where, row group ${r.rowGroup}")
               logWarning(s"$where, row group ${r.rowGroup}: ALP extension not used ($reason); " +
                 "reading the ordinary chunk")
             case (k, None) if anyRatified =>

@@ -15,21 +15,23 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.alp.{AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
+import io.superspark.parquet.alp.{AlpChoice, AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
 import io.superspark.parquet.footer.files.FooterFiles
 import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout, ThriftToFlatBuffer}
 import io.superspark.parquet.footer.UnrepresentableFooterException
 
 /** Spark's Parquet writer factory, with writers that write the footer in `form` (FlatBuffers footer). */
-private[superspark] class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm) extends OutputWriterFactory {
+private[superspark] class FooterOutputWriterFactory(spark: OutputWriterFactory, form: FooterForm,
+    alpMetrics: Option[AlpWriteMetrics] = None) extends OutputWriterFactory {
   override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
   override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
-    new FooterOutputWriter(path, context, form)
+    new FooterOutputWriter(path, context, form, alpMetrics)
 }
 
 /** Spark's `ParquetOutputWriter`, with [[FooterFileWriter]] as the Parquet file writer. */
-private[superspark] class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: FooterForm) extends OutputWriter {
-  private val recordWriter = new FooterParquetOutputFormat[InternalRow](new Path(path), FooterFileWriter.create(form))
+private[superspark] class FooterOutputWriter(val path: String, context: TaskAttemptContext, form: FooterForm,
+    alpMetrics: Option[AlpWriteMetrics] = None) extends OutputWriter {
+  private val recordWriter = new FooterParquetOutputFormat[InternalRow](new Path(path), FooterFileWriter.create(form, alpMetrics))
     .getRecordWriter(context)
   override def write(row: InternalRow): Unit = recordWriter.write(null, row)
   override def close(): Unit = recordWriter.close(context)
@@ -43,7 +45,7 @@ private[superspark] class FooterOutputWriter(val path: String, context: TaskAtte
  */
 private[superspark] class FooterFileWriter private (file: HoldingOutputFile, schema: org.apache.parquet.schema.MessageType,
     mode: ParquetFileWriter.Mode, rowGroupSize: Long, maxPaddingSize: Int,
-    encryption: FileEncryptionProperties, props: ParquetProperties)
+    encryption: FileEncryptionProperties, props: ParquetProperties, alpMetrics: Option[AlpWriteMetrics])
   extends ParquetFileWriter(file, schema, mode, rowGroupSize, maxPaddingSize, encryption, props) {
 
   private var alp: Option[(AlpWriteSupport, AlpChunkWriter, ParquetPageCompression)] = None
@@ -65,8 +67,9 @@ private[superspark] class FooterFileWriter private (file: HoldingOutputFile, sch
     if (support.specs.nonEmpty) {
       if (encryption != null) throw new UnsupportedOperationException("ALP columns cannot be written to encrypted files")
       val compression = new ParquetPageCompression(codec, conf)
+      val name = new Path(file.getPath).getName
       alp = Some((support, new AlpChunkWriter(support.specs, support.form, codec.getParquetCompressionCodec.getValue,
-        compression), compression))
+        compression, onChoice = c => alpMetrics.foreach(_.record(name, c))), compression))
       alpAtEnd = support.form == AlpForm.Ratified && !support.specs.exists(_.leaf == 0)
     }
 
@@ -93,6 +96,12 @@ private[superspark] class FooterFileWriter private (file: HoldingOutputFile, sch
 
   override def end(extraMetaData: java.util.Map[String, String]): Unit = {
     if (encryption == null) file.stream.foreach(_.hold())
+    val metadata = alp.fold(extraMetaData) { case (_, writer, _) =>
+      // each column chunk's encoding and why (footer inspect shows them)
+      val m = new java.util.HashMap[String, String](extraMetaData)
+      m.put(AlpChoice.Key, writer.choices.map(_.line).mkString("\n"))
+      m
+    }
     alp.foreach { case (_, writer, compression) =>
       compression.close()
       file.stream.foreach { s =>
@@ -101,16 +110,17 @@ private[superspark] class FooterFileWriter private (file: HoldingOutputFile, sch
         if (writer.form == AlpForm.Ratified) s.formOverride = Some(FooterForm.Plain)
       }
     }
-    super.end(extraMetaData)
+    super.end(metadata)
   }
 }
 
 private[superspark] object FooterFileWriter {
-  def create(form: FooterForm)(out: OutputFile, schema: org.apache.parquet.schema.MessageType,
+  def create(form: FooterForm, alpMetrics: Option[AlpWriteMetrics] = None)(out: OutputFile,
+      schema: org.apache.parquet.schema.MessageType,
       mode: ParquetFileWriter.Mode, rowGroupSize: Long, maxPaddingSize: Int, encryption: FileEncryptionProperties,
       props: ParquetProperties): ParquetFileWriter =
     new FooterFileWriter(new HoldingOutputFile(out, form), schema, mode, rowGroupSize, maxPaddingSize,
-      encryption, props)
+      encryption, props, alpMetrics)
 }
 
 /** An `OutputFile` whose streams are [[TailHoldingStream]]s. */

@@ -91,8 +91,10 @@ private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetr
     if (alp.isEmpty && ParquetLogicalTypes.hasWriteTags(dataSchema)) {
       ParquetOutputFormat.setWriteSupportClass(job, classOf[TaggedParquetWriteSupport])
     }
-    if (FooterInterceptorConf.writeEnabled(sqlConf)) new FooterOutputWriterFactory(factory, FooterInterceptorConf.form(sqlConf))
-    else if (alp.isDefined) new FooterOutputWriterFactory(factory, FooterForm.Plain)
+    val alpMetrics = alp.map(_ => AlpWriteMetrics.register(sparkSession.sparkContext))
+    if (FooterInterceptorConf.writeEnabled(sqlConf)) {
+      new FooterOutputWriterFactory(factory, FooterInterceptorConf.form(sqlConf), alpMetrics)
+    } else if (alp.isDefined) new FooterOutputWriterFactory(factory, FooterForm.Plain, alpMetrics)
     else factory
   }
 }

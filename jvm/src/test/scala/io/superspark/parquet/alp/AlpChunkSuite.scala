@@ -185,11 +185,90 @@ class AlpChunkSuite extends AnyFunSuite {
     assert(r.code == "decompression" && r.offset == header.length, r.toString)
   }
 
-  test("a page encoded as something else than ALP is refused") {
-    val v = doubles(100, optional = false)
-    val plain = AlpChunk.encodePlain(v, AlpChunk.Uncompressed).bytes
-    val reason = decodeError(plain, 100)
-    assert(reason.code == "unexpected_page" && reason.offset == 0 && reason.message.contains("encoding 0"))
+  test("PLAIN pages (kept where ALP loses) decode bit for bit; other encodings are refused") {
+    for (optional <- Seq(false, true)) {
+      val v = doubles(3000, optional)
+      val plain = AlpChunk.encodePlain(v, AlpChunk.Uncompressed, pageRows = 1000).bytes
+      val out = AlpValues.allocate(AlpType.Double, 3000, optional)
+      assert(AlpChunk.decode(plain, 0, plain.length, out, AlpChunk.Uncompressed, pages = 3) == 3)
+      same(v, out)
+    }
+    // a BYTE_STREAM_SPLIT (9) page: the same body under another encoding
+    val body = new Array[Byte](8 * 8)
+    val w = new ThriftCompactWriter(32)
+    w.structBegin(); w.i32Field(1, 0); w.i32Field(2, body.length); w.i32Field(3, body.length)
+    w.structField(5); w.i32Field(1, 8); w.i32Field(2, 9); w.i32Field(3, 3); w.i32Field(4, 3); w.structEnd(); w.structEnd()
+    val reason = decodeError(w.toByteArray ++ body, 8)
+    assert(reason.code == "unexpected_page" && reason.offset == 0 && reason.message.contains("encoding 9"))
+    // PLAIN values whose byte count does not match the page's non-null values
+    val bad = AlpChunk.encodePlain(doubles(10, optional = false), AlpChunk.Uncompressed).bytes
+    assert(decodeError(bad.dropRight(8), 10).code == "truncated")
+  }
+
+  test("a chunk choosing per page: ALP where it wins, PLAIN where it loses, decoded as one column") {
+    // page 0 and 2 decimal prices, page 1 random bits: ALP, PLAIN, ALP
+    val r = new Random(7)
+    for (optional <- Seq(false, true)) {
+      val v = AlpValues.allocate(AlpType.Double, 3 * 4096, optional)
+      for (i <- 0 until v.rows) {
+        if (optional && i % 11 == 0) v.nulls(i) = true
+        else v.doubles(i) = if (i / 4096 == 1) r.nextDouble() else r.nextInt(100000) / 100.0
+      }
+      val codec = new ParquetPageCompression(CompressionCodecName.SNAPPY, new Configuration(false))
+      try {
+        val chosen = AlpChunk.encodeChosen(v, codec, 4096,
+          (from, n) => AlpEncodingChoice.estimate(v, from, n, codec, "PLAIN+SNAPPY").alp)
+        assert(chosen.pages == 3 && chosen.plainPages == 1 && chosen.alpPages == 2)
+        val out = AlpValues.allocate(AlpType.Double, v.rows, optional)
+        val compression = if (chosen.compressed) codec else AlpChunk.Uncompressed
+        AlpChunk.decode(chosen.bytes, 0, chosen.bytes.length, out, compression, pages = 3)
+        same(v, out)
+        // the ALP pages are smaller than PLAIN, the random page is not made larger than PLAIN
+        val plain = AlpChunk.encodePlain(v, AlpChunk.Uncompressed, 4096).bytes.length
+        assert(chosen.bytes.length < plain * 2 / 3, s"${chosen.bytes.length} vs PLAIN $plain")
+      } finally codec.close()
+    }
+  }
+
+  test("the sample's estimate: random doubles keep PLAIN, decimal-like and periodic doubles get ALP") {
+    val codec = new ParquetPageCompression(CompressionCodecName.SNAPPY, new Configuration(false))
+    try {
+      val r = new Random(3)
+      def est(f: Int => Double, rows: Int = 100000) = {
+        val v = AlpValues.allocate(AlpType.Double, rows, optional = false)
+        for (i <- 0 until rows) v.doubles(i) = f(i)
+        AlpEncodingChoice.estimate(v, 0, rows, codec, "PLAIN+SNAPPY")
+      }
+      val random = est(_ => r.nextDouble())
+      assert(!random.alp && random.alpBits > 64 && random.ordinaryBits > 63, random)
+      assert(random.reason.startsWith("ALP estimate ") && random.reason.contains(" > PLAIN+SNAPPY "), random.reason)
+      assert(random.sampled == AlpEncodingChoice.SampleRuns * AlpEncodingChoice.RunValues)
+      val prices = est(_ => r.nextInt(1000000) / 100.0)
+      assert(prices.alp && prices.alpBits < 24, prices)
+      // every 4th value a whole number: a fixed-stride sample once saw integers only (exponent 0)
+      val quarters = est(i => i * 0.25, 5000)
+      assert(quarters.alp && quarters.alpBits < 20 && quarters.sampled == 5000, quarters)
+    } finally codec.close()
+  }
+
+  test("pages decode in any ranges straight into a caller's array, the same as whole") {
+    val r = new Random(11)
+    val values = Array.tabulate(5000)(i => if (i % 97 == 0) r.nextDouble() else r.nextInt(100000) / 100.0)
+    val page = AlpCodec.encodeDoubles(values)
+    val d = new AlpCodec.PageDecoder(page, 0, page.length, AlpType.Double)
+    for ((from, n) <- Seq((0, 5000), (0, 1024), (1000, 2000), (4095, 905), (17, 1), (4999, 1), (3000, 0))) {
+      val out = Array.fill(n + 3)(-1.0)
+      d.doubles(from, n, out, 2)
+      assert(out(0) == -1.0 && out(1) == -1.0 && out(n + 2) == -1.0)
+      for (i <- 0 until n) assert(java.lang.Double.doubleToRawLongBits(out(2 + i)) ==
+        java.lang.Double.doubleToRawLongBits(values(from + i)), s"value ${from + i} of [$from, +$n)")
+    }
+    val fv = Array.tabulate(3000)(i => i / 8.0f)
+    val fp = AlpCodec.encodeFloats(fv)
+    val fd = new AlpCodec.PageDecoder(fp, 0, fp.length, AlpType.Float)
+    val fo = new Array[Float](1500)
+    fd.floats(1000, 1500, fo, 0)
+    assert(fo.toSeq == fv.slice(1000, 2500).toSeq)
   }
 
   test("extension payload: 51 bytes (50 in layout version 1) ending with the UUID, checked against the file") {

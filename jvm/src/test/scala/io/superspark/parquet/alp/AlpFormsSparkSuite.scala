@@ -106,10 +106,113 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     val (chunks, fallbacks) = alpMetrics(spark.read.parquet(p).selectExpr("sum(price)", "sum(noise)"))
     assert(chunks == refs.count(_.ourExtension.isDefined) && fallbacks == 0)
     assert(alpMetrics(spark.read.parquet(p).select("noise")) == ((0L, 0L)))
-    // the ratified form has no other copy: its noise chunks are ALP (all exceptions)
+    // the ratified form keeps PLAIN pages: its noise chunks are ordinary PLAIN chunks (no ALP in encodings),
+    // which vanilla Spark reads, with the same rows
     val r = write(df, dir.resolve("ratified-noise").toString, "alpColumns" -> "noise", "alpForm" -> "ratified")
     same(r)
-    assert(alpMetrics(spark.read.parquet(r).select("noise"))._1 > 0)
+    val rrefs = parquetFiles(r).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+    val noise = rrefs.filter(_.path == Seq("noise"))
+    assert(noise.nonEmpty && noise.forall(c => !c.isRatified && c.encodings.map(_._2).contains(AlpChunk.PlainEncoding)))
+    assert(alpMetrics(spark.read.parquet(r).select("noise")) == ((0L, 0L)))
+    withSQLConf(FooterInterceptorConf.ReadKey -> "false") {
+      val got = rows(spark.read.parquet(r))
+      assert(got == want)
+    }
+  }
+
+  test("decoding straight into on-heap vectors reads what the page buffer path reads: batch sizes that cut ALP vectors, off-heap") {
+    val want = rows(spark.read.parquet(plain))
+    for (form <- Seq(privateForm, ratified); batch <- Seq("4096", "1000", "77"); offHeap <- Seq("false", "true")) {
+      withSQLConf("spark.sql.parquet.columnarReaderBatchSize" -> batch, "spark.sql.columnVector.offheap.enabled" -> offHeap) {
+        val df = spark.read.parquet(form)
+        assert(rows(df) == want, s"$form batch $batch off-heap $offHeap")
+        assert(alpMetrics(df.select("price", "temp"))._1 > 0)
+      }
+    }
+  }
+
+  /** The accumulables named `names` of the stages a write runs, summed (what the Spark UI shows per stage). */
+  private def writeMetrics(run: => Unit): (Map[String, Long], Seq[String]) = {
+    import org.apache.spark.scheduler.{SparkListener, SparkListenerStageCompleted}
+    val counts = scala.collection.mutable.Map.empty[String, Long].withDefaultValue(0L)
+    val choices = scala.collection.mutable.ArrayBuffer.empty[String]
+    val listener = new SparkListener {
+      override def onStageCompleted(e: SparkListenerStageCompleted): Unit = synchronized {
+        e.stageInfo.accumulables.values.foreach { a =>
+          (a.name, a.value) match {
+            case (Some(n), Some(v: java.lang.Long)) => counts(n) += v
+            case (Some(io.superspark.parquet.interceptor.AlpWriteMetrics.ChoicesName), Some(v: java.util.List[_])) =>
+              choices ++= v.asScala.map(_.toString)
+            case _ =>
+          }
+        }
+      }
+    }
+    spark.sparkContext.addSparkListener(listener)
+    try { run; org.apache.spark.superspark.ListenerBusDrain(spark.sparkContext) } finally spark.sparkContext.removeSparkListener(listener)
+    (counts.toMap, choices.toSeq)
+  }
+
+  test("each column is decided on its sample: decimal-like get ALP, random keep the ordinary encoding; metrics and inspect say why") {
+    import io.superspark.parquet.interceptor.AlpWriteMetrics._
+    val df = spark.range(0, 30000, 1, 1).selectExpr("id", "ROUND(id * 0.01D, 2) AS price",
+      "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise",
+      "CAST(ROUND(id / 8.0, 3) AS FLOAT) AS f")
+    for (form <- Seq("private", "ratified")) {
+      val path = dir.resolve(s"decided-$form").toString
+      val (counts, choices) = writeMetrics(write(df, path, "alpColumns" -> "*", "alpForm" -> form))
+      val files = parquetFiles(path)
+      val rowGroups = files.map(f => FooterFiles.readFooter(f)).map(b =>
+        AlpFooter.scan(FooterFiles.thriftFooter(b)).map(_.rowGroup).distinct.size).sum
+      assert(rowGroups > 1)
+      // price and f: ALP in every row group; noise: kept in every row group
+      assert(counts(AlpChunksName) == 2 * rowGroups && counts(KeptChunksName) == rowGroups, counts)
+      assert(counts(PlainPagesName) == (if (form == "ratified") rowGroups else 0), counts)
+      assert(choices.size == 3 * rowGroups)
+      val kept = if (form == "private") "kept PLAIN+SNAPPY" else "kept PLAIN"
+      assert(choices.filter(_.contains(", noise: ")).forall(c => c.contains(s"noise: $kept (ALP estimate ") && c.contains(" > PLAIN+SNAPPY ")),
+        choices)
+      assert(choices.filter(c => c.contains(", price: ") || c.contains(", f: ")).forall(c => c.contains(": alp (ALP estimate ") &&
+        c.contains(" <= PLAIN+SNAPPY ")), choices)
+      // footer inspect lists the same choice for every column chunk
+      val inspected = io.superspark.parquet.footer.tools.FooterTool.inspect(java.util.List.of(path))
+      assert(inspected.contains("\"alp_chunks\":["))
+      assert("\"column\":\"noise\",\"encoding\":\"kept PLAIN".r.findAllIn(inspected).size == rowGroups, inspected)
+      assert("\"column\":\"price\",\"encoding\":\"alp\"".r.findAllIn(inspected).size == rowGroups, inspected)
+      // the same rows, the ALP columns through ALP chunks
+      assert(rows(spark.read.parquet(path)) == rows(df))
+      assert(alpMetrics(spark.read.parquet(path).selectExpr("sum(price)", "sum(f)", "sum(noise)"))._1 == 2 * rowGroups)
+    }
+  }
+
+  test("ratified form: pages decided one by one; a column ALP in some row groups and PLAIN in others reads as one") {
+    // rows below 131,072 (two pages): prices; above: random doubles. One row group of 4 pages (mixed), then
+    // row groups of 2^14 rows (each ALP or PLAIN)
+    val df = spark.range(0, 200000, 1, 1).selectExpr("id",
+      "IF(id < 131072, ROUND(id * 0.01D, 2), pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D) AS v")
+    val want = rows(df)
+    val one = dir.resolve("ratified-pages").toString
+    df.write.mode("overwrite").option("alpColumns", "v").option("alpForm", "ratified").parquet(one)
+    val refs = parquetFiles(one).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+      .filter(_.path == Seq("v"))
+    assert(refs.size == 1 && refs.head.encodings.map(_._2).toSet - AlpChunk.RleEncoding == Set(AlpChunk.PlainEncoding, AlpChunk.AlpEncoding))
+    assert(rows(spark.read.parquet(one)) == want)
+    val inspected = io.superspark.parquet.footer.tools.FooterTool.inspect(java.util.List.of(one))
+    assert(inspected.contains("\"encoding\":\"mixed\"") && inspected.contains("2 ALP, 2 PLAIN pages"), inspected)
+
+    val many = dir.resolve("ratified-row-groups").toString
+    df.write.mode("overwrite").option("alpColumns", "v").option("alpForm", "ratified")
+      .option("parquet.block.row.count.limit", "16384").parquet(many)
+    val chunks = parquetFiles(many).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
+      .filter(_.path == Seq("v"))
+    assert(chunks.exists(_.isRatified) && chunks.exists(c => !c.isRatified))
+    assert(rows(spark.read.parquet(many)) == want)
+    assert(rows(spark.read.parquet(many).where("id > 90000 AND id < 140000")) == rows(df.where("id > 90000 AND id < 140000")))
+    assert(alpMetrics(spark.read.parquet(many).select("v"))._1 == chunks.size)
+    // split by bytes: each split plans only its own row groups (a split of PLAIN chunks only: Spark's reader)
+    withSQLConf("spark.sql.files.maxPartitionBytes" -> "65536", "spark.sql.files.openCostInBytes" -> "1024") {
+      assert(rows(spark.read.parquet(many)) == want)
+    }
   }
 
   test("ratified form: each row group starts with its first leaf's chunk, so files split anywhere read every row once") {

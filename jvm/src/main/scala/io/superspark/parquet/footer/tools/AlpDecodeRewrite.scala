@@ -106,7 +106,8 @@ private[superspark] object AlpDecodeRewrite {
           if (rg.isSetTotal_compressed_size) rg.setTotal_compressed_size(compressed)
         }
         if (md.isSetKey_value_metadata) {
-          md.setKey_value_metadata(md.getKey_value_metadata.asScala.filterNot(_.getKey == AlpFooter.HintKey).asJava)
+          md.setKey_value_metadata(md.getKey_value_metadata.asScala
+            .filterNot(kv => kv.getKey == AlpFooter.HintKey || kv.getKey == io.superspark.parquet.alp.AlpChoice.Key).asJava)
         }
         val f = new ByteArrayOutputStream()
         Util.writeFileMetaData(md, f)

@@ -282,6 +282,19 @@ private[superspark] object FooterTool {
     m.put("columns", md.getFileMetaData.getSchema.getColumns.size)
     m.put("num_rows", md.getBlocks.asScala.map(_.getRowCount).sum)
     m.put("created_by", md.getFileMetaData.getCreatedBy)
+    // ALP columns: each column chunk's encoding and why (the writer's sample, docs/alp.md)
+    Option(md.getFileMetaData.getKeyValueMetaData.get(io.superspark.parquet.alp.AlpChoice.Key)).foreach { v =>
+      val chunks = new java.util.ArrayList[Any]()
+      io.superspark.parquet.alp.AlpChoice.parse(v).foreach { c =>
+        val e = new JMap[String, Any]()
+        e.put("row_group", c.rowGroup)
+        e.put("column", c.column)
+        e.put("encoding", c.choice)
+        e.put("reason", c.reason)
+        chunks.add(e)
+      }
+      m.put("alp_chunks", chunks)
+    }
     m
   }
 

@@ -45,6 +45,12 @@ private[superspark] object ToolJson {
     case i: Int => out.append(i)
     case l: Long => out.append(l)
     case d: Double => number(out, d)
+    case m: JMap[_, _] => obj(out, m.asInstanceOf[JMap[String, Any]])
+    case l: java.util.List[_] =>
+      out.append('[')
+      var first = true
+      l.forEach { x => if (!first) out.append(','); first = false; value(out, x) }
+      out.append(']')
     case other => throw new IllegalArgumentException(s"no JSON form for ${other.getClass.getName}: $other")
   }
 
