@@ -34,10 +34,13 @@ private[superspark] abstract class CellExpression extends UnaryExpression with C
   /** The result for a cell (not null); may throw [[BsupException]]. */
   protected def decode(cell: Array[Byte]): Any
 
+  /** False when [[decode]] points the decoder at the cell itself (see `CellDecoder.first`). */
+  protected def resetsDecoder: Boolean = true
+
   final override protected def nullSafeEval(input: Any): Any = {
     val cell = input.asInstanceOf[Array[Byte]]
     try {
-      decoder.reset(cell)
+      if (resetsDecoder) decoder.reset(cell)
       decode(cell)
     } catch {
       // Only format errors become nulls: anything else is a bug and fails the query.
