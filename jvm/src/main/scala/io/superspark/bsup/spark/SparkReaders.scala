@@ -20,7 +20,7 @@ private[superspark] final class Src(c: Cursor) {
   /** The Super Binary version of the cursor's stream (a union's selector rules), read once per cursor set. */
   var version: Int = if (c == null) 0 else c.whereOf.version
   def cursor: Cursor = cur
-  def cursor_=(c: Cursor): Unit = { cur = c; version = if (c == null) 0 else c.whereOf.version }
+  def cursor_=(c: Cursor): Unit = if (c ne cur) { cur = c; version = if (c == null) 0 else c.whereOf.version }
 
   var next: Int = 0
   /** The body length (-1: null) of the value of the last union read by [[SparkReaders.readUnion]]. */
