@@ -104,11 +104,9 @@ private[superspark] object Cursor {
 
   /** True when `b[off, off+len)` is valid UTF-8. */
   def isValidUtf8(b: Array[Byte], off: Int, len: Int): Boolean = {
-    var i = off
     val end = off + len
-    // ASCII fast path. (Not eight bytes at a time through a VarHandle: called from Scala, its
-    // `get` returns a boxed Long, an allocation per eight bytes.)
-    while (i < end && b(i) >= 0) i += 1
+    // ASCII fast path, eight bytes at a time.
+    var i = ByteWords.asciiPrefixEnd(b, off, end)
     while (i < end) {
       val c = b(i) & 0xff
       if (c < 0x80) i += 1

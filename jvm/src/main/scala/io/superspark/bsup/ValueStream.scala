@@ -10,7 +10,8 @@ package io.superspark.bsup
 private[superspark] abstract class ValueStream(val frames: FrameReader) {
   val context = new TypeContext
 
-  private var values: Cursor = null
+  /** The current values frame (a subclass may point it at a frame it parsed itself). */
+  protected var values: Cursor = null
 
   // The current value.
   var buf: Array[Byte] = _

@@ -65,11 +65,7 @@ private[superspark] object Varint {
   }
 
   /** Unsigned counted integer of `len` (0..8) little-endian bytes. */
-  def decodeCountedUnsigned(b: Array[Byte], off: Int, len: Int): Long = {
-    var v = 0L; var i = len - 1
-    while (i >= 0) { v = (v << 8) | (b(off + i) & 0xffL); i -= 1 }
-    v
-  }
+  def decodeCountedUnsigned(b: Array[Byte], off: Int, len: Int): Long = ByteWords.unsignedLE(b, off, len)
 
   def decodeCountedSigned(b: Array[Byte], off: Int, len: Int): Long = {
     val u = decodeCountedUnsigned(b, off, len)

@@ -255,6 +255,38 @@ object BsupFuzz {
       try it.flatMap(b => b.rowIterator().asScala.map(r => conv(r).asInstanceOf[Row]).toList).toList finally it.close()
     }
 
+    // sb_decode (the first value) decoders that read the inputs before: the shortcut of a cell
+    // whose types frame is the last cell's (CellDecoder.first) meets mutated cells.
+    private val warm = scala.collection.mutable.Map[DataType, SbDecode]()
+    private def firstValue(target: DataType) =
+      SbDecode(BoundReference(0, BinaryType, nullable = true), target, Map.empty, all = false, failFast = true, "sb_decode")
+    private def evalFirst(e: SbDecode, b: Array[Byte]): Seq[Any] =
+      Seq(CatalystTypeConverters.convertToScala(e.eval(InternalRow(b)), e.dataType) match {
+        case v: org.apache.spark.unsafe.types.VariantVal => v.toString
+        case other => plain(other)
+      })
+
+    /**
+     * `sb_decode` of the cell as `target`: by a new decoder, by the same decoder again (its
+     * second read takes the shortcut when the cell allows it) and by one that read the inputs
+     * before: the same value or the same error each time.
+     */
+    def firstValues(b: Array[Byte], target: DataType, len: Int): Outcome = {
+      val fresh = firstValue(target)
+      val once = outcome("sb_decode", len)(evalFirst(fresh, b))
+      val twice = outcome("sb_decode", len)(evalFirst(fresh, b))
+      val after = outcome("sb_decode", len)(evalFirst(warm.getOrElseUpdate(target, firstValue(target)), b))
+      Seq(twice, after).foreach { o =>
+        (once, o) match {
+          case (Decoded(x), Decoded(y)) if BsupCodecSuite.same(x, y) =>
+          case (Clear(x), Clear(y)) if x.getMessage == y.getMessage =>
+          case other => throw new Failure(s"sb_decode as ${target.catalogString}: a decoder that read cells before " +
+            s"disagrees with a new one: $other")
+        }
+      }
+      once
+    }
+
     def sparkCells(b: Array[Byte], target: DataType): Seq[Any] = {
       val e = SbDecode(BoundReference(0, BinaryType, nullable = true), target, Map.empty, all = true, failFast = true,
         "sb_decode_all")
@@ -512,6 +544,13 @@ object BsupFuzz {
             c.decodes += 1
           case _ =>
         }
+      }
+      // sb_decode's first value, as VARIANT and as the inferred record.
+      firstValues(b, VariantType, len)
+      c.decodes += 1
+      schema.map(s => StructType(s.fields.filterNot(_.name == "_corrupt_record"))).filter(_.nonEmpty).foreach { t =>
+        firstValues(b, t, len)
+        c.decodes += 1
       }
       // The Spark cell decoder (sb_decode_all as VARIANT).
       val sc = outcome("sb_decode_all", len)(sparkCells(b, VariantType))

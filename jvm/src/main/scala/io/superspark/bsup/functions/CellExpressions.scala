@@ -5,7 +5,7 @@ import io.superspark.bsup.spark.{Src, ValueReader}
 import org.apache.spark.SparkException
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.UnaryExpression
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.types.BinaryType
 
 /**
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.BinaryType
  * per expression instance (so per task: its type context survives from row to row), and
  * errors either as Spark errors (FAILFAST) or as null (PERMISSIVE and the `try_` forms).
  */
-private[superspark] abstract class CellExpression extends UnaryExpression with CodegenFallback {
+private[superspark] abstract class CellExpression extends UnaryExpression {
 
   /** Errors fail the query (else the result is null). */
   def failFast: Boolean
@@ -34,15 +34,34 @@ private[superspark] abstract class CellExpression extends UnaryExpression with C
   /** The result for a cell (not null); may throw [[BsupException]]. */
   protected def decode(cell: Array[Byte]): Any
 
+  /** False when [[decode]] points the decoder at the cell itself (see `CellDecoder.first`). */
+  protected def resetsDecoder: Boolean = true
+
   final override protected def nullSafeEval(input: Any): Any = {
     val cell = input.asInstanceOf[Array[Byte]]
     try {
-      decoder.reset(cell)
+      if (resetsDecoder) decoder.reset(cell)
       decode(cell)
     } catch {
       // Only format errors become nulls: anything else is a bug and fails the query.
       case e: BsupException => if (failFast) throw CellExpression.malformed(e, prettyName) else null
     }
+  }
+
+  /** [[nullSafeEval]] for generated code (the cell is not null). */
+  final def evalCell(cell: Any): Any = nullSafeEval(cell)
+
+  // Generated code evaluates the child (no interpreted child, no copy of its bytes through a
+  // row) and calls the decoder held by this instance.
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val self = ctx.addReferenceObj("cellExpression", this)
+    val boxed = CodeGenerator.boxedType(dataType)
+    nullSafeCodeGen(ctx, ev, cell => {
+      val out = ctx.freshName("decoded")
+      s"""Object $out = $self.evalCell($cell);
+         |${ev.isNull} = $out == null;
+         |if (!${ev.isNull}) ${ev.value} = ($boxed) $out;""".stripMargin
+    })
   }
 
   /** Points `src` at the current value's frame. */

@@ -28,20 +28,27 @@ private[superspark] case class SbDecode(
   override def prettyName: String = name
 
   @transient private lazy val typeOptions = SbDecode.parseOptions(options, name)._2
-  // sb_decode's records fill one typed row per reader (a SpecificInternalRow, no boxing), as
-  // from_avro's deserializer does: the caller copies the result before the next row (projections
-  // write it into their UnsafeRow; collecting aggregates copy their values). sb_decode_all's
-  // records, several in one array, are rows of their own.
-  @transient private lazy val readers =
-    ReaderCache.readers(t => SparkReaders.compile(t, target, typeOptions, reuseRows = !all))
+  // sb_decode's records fill one reused row per reader: the caller copies the result before the
+  // next row (projections write it into their UnsafeRow; collecting aggregates copy their
+  // values). A struct of flat fields is written straight into an UnsafeRow, which projections
+  // copy in one block; others fill a typed row (a SpecificInternalRow, no boxing), as
+  // from_avro's deserializer does. sb_decode_all's records, several in one array, are rows of
+  // their own.
+  @transient private lazy val readers = ReaderCache.readers { t =>
+    val r = SparkReaders.compile(t, target, typeOptions, reuseRows = !all)
+    if (all) r else SparkReaders.toUnsafe(r, target)
+  }
 
   private def current(): Any =
     if (decoder.valueLength < 0) null
     else readers.get(decoder).read(currentSrc(), decoder.valueOffset, decoder.valueLength)
 
+  // sb_decode reads the first value through `first`, which resets the decoder itself.
+  override protected def resetsDecoder: Boolean = all
+
   override protected def decode(cell: Array[Byte]): Any =
     if (!all) {
-      if (decoder.next()) current() else null
+      if (decoder.first(cell)) current() else null
     } else {
       val out = new java.util.ArrayList[Any](1)
       while (decoder.next()) out.add(current())

@@ -4,7 +4,8 @@ import java.math.{BigDecimal => JBigDecimal, BigInteger}
 
 import io.superspark.bsup._
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow, UnsafeArrayData}
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow, UnsafeArrayData, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType => SArrayType, MapType => SMapType, _}
 import org.apache.spark.unsafe.Platform
@@ -19,7 +20,7 @@ private[superspark] final class Src(c: Cursor) {
   /** The Super Binary version of the cursor's stream (a union's selector rules), read once per cursor set. */
   var version: Int = if (c == null) 0 else c.whereOf.version
   def cursor: Cursor = cur
-  def cursor_=(c: Cursor): Unit = { cur = c; version = if (c == null) 0 else c.whereOf.version }
+  def cursor_=(c: Cursor): Unit = if (c ne cur) { cur = c; version = if (c == null) 0 else c.whereOf.version }
 
   var next: Int = 0
   /** The body length (-1: null) of the value of the last union read by [[SparkReaders.readUnion]]. */
@@ -560,6 +561,76 @@ private[superspark] object SparkReaders {
       if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
       UTF8String.fromAddress(s.buf, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + off, len)
     }
+    // Into an UnsafeRow being written, the bytes are copied once, without a UTF8String.
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = row match {
+      case w: UnsafeStructRow =>
+        if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")
+        w.writeBytes(o, s.buf, off, len)
+      case _ => row.update(o, read(s, off, len))
+    }
+  }
+
+  object BoolReader extends ValueReader {
+    def value(s: Src, off: Int, len: Int): Boolean = {
+      checked(s, SuperType.Bool, off, len)
+      val b = s.buf(off)
+      if (b != 0 && b != 1) s.fail(off, s"bool value byte is $b, expected 0 or 1")
+      b == 1
+    }
+    def read(s: Src, off: Int, len: Int): Any = value(s, off, len)
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = row.setBoolean(o, value(s, off, len))
+  }
+
+  object BytesReader extends ValueReader {
+    def read(s: Src, off: Int, len: Int): Any = {
+      checked(s, SuperType.Bytes, off, len)
+      java.util.Arrays.copyOfRange(s.buf, off, off + len)
+    }
+    override def readTo(s: Src, off: Int, len: Int, row: InternalRow, o: Int): Unit = row match {
+      case w: UnsafeStructRow => checked(s, SuperType.Bytes, off, len); w.writeBytes(o, s.buf, off, len)
+      case _ => row.update(o, read(s, off, len))
+    }
+  }
+
+  /** True for the Spark types an [[UnsafeStructRow]] holds in its fixed slot or as bytes. */
+  def isFlat(t: DataType): Boolean = t match {
+    case NullType | BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
+         DateType | TimestampType | TimestampNTZType | BinaryType | _: StringType | _: DecimalType |
+         _: DayTimeIntervalType | _: YearMonthIntervalType => true
+    case _ => false
+  }
+
+  /**
+   * A record read straight into a reused UnsafeRow (see [[UnsafeStructRow]]): `reader` as
+   * compiled for a struct of flat fields ([[isFlat]]), a record or a `record|null` union;
+   * any other reader is returned as it is.
+   */
+  def toUnsafe(reader: ValueReader, target: DataType): ValueReader = (reader, target) match {
+    case (r: RecordReader, st: StructType) if st.forall(f => isFlat(f.dataType)) => new UnsafeRecordReader(null, r, st)
+    case (o: OptionReader, st: StructType) if o.member.isInstanceOf[RecordReader] && st.forall(f => isFlat(f.dataType)) =>
+      new UnsafeRecordReader(o, o.member.asInstanceOf[RecordReader], st)
+    case _ => reader
+  }
+
+  /**
+   * Reads a record (or, with `option`, a `record|null` union) into one reused UnsafeRow: its
+   * fields are written where the projection that receives the row copies them from, in one
+   * block, instead of one by one through a typed row.
+   */
+  final class UnsafeRecordReader(option: OptionReader, record: RecordReader, target: StructType) extends ValueReader {
+    private val out = new UnsafeStructRow(target)
+    def read(s: Src, off: Int, len: Int): Any = {
+      var o = off
+      var l = len
+      if (option != null) {
+        l = option.body(s, off, len)
+        if (l < 0) return null
+        o = s.next
+      }
+      out.start()
+      record.readInto(s, o, l, out)
+      out.row
+    }
   }
 
   private def floatValue(s: Src, id: Int, off: Int): Double = id match {
@@ -612,12 +683,8 @@ private[superspark] object SparkReaders {
       case FloatType if id == SuperType.Float16 || id == SuperType.Float32 => Some(new DoubleReader(id, true))
       case DoubleType if isFloat(id) => Some(new DoubleReader(id, false))
       case DoubleType if isSmallInt(id) => r((s, off, len) => intValue(s, id, off, len).toDouble)
-      case BooleanType if id == SuperType.Bool => r { (s, off, _) =>
-        val b = s.buf(off)
-        if (b != 0 && b != 1) s.fail(off, s"bool value byte is $b, expected 0 or 1")
-        b == 1
-      }
-      case BinaryType if id == SuperType.Bytes => r((s, off, len) => java.util.Arrays.copyOfRange(s.buf, off, off + len))
+      case BooleanType if id == SuperType.Bool => Some(BoolReader)
+      case BinaryType if id == SuperType.Bytes => Some(BytesReader)
       case _: StringType if id == SuperType.String => Some(StringReader)
       case _: StringType if id == SuperType.Ip => r((s, off, len) => UTF8String.fromString(ValueText.ipBytes(s.buf, off, len)))
       case _: StringType if id == SuperType.Net => r { (s, off, len) =>
@@ -637,5 +704,52 @@ private[superspark] object SparkReaders {
       case _: YearMonthIntervalType if isSmallInt(id) => Some(ranged(Int.MinValue, Int.MaxValue, id, 2))
       case _ => None
     }
+  }
+}
+
+/**
+ * The row a [[SparkReaders.RecordReader]] fills when its result is an UnsafeRow: every setter
+ * writes straight into an UnsafeRowWriter's buffer (fields of [[SparkReaders.isFlat]] types
+ * only; `update` takes their boxed or object forms). It is a write-only row: its getters are
+ * those of an empty generic row.
+ */
+private[superspark] final class UnsafeStructRow(target: StructType) extends GenericInternalRow(0) {
+  private val writer = new UnsafeRowWriter(target.length, 64)
+  private val precision = target.fields.map(_.dataType match { case d: DecimalType => d.precision; case _ => 0 })
+  private val scale = target.fields.map(_.dataType match { case d: DecimalType => d.scale; case _ => 0 })
+
+  /** Starts a new row: no field set. */
+  def start(): Unit = { writer.reset(); writer.zeroOutNullBytes() }
+  def row: UnsafeRow = writer.getRow
+
+  override def numFields: Int = target.length
+  def writeBytes(o: Int, b: Array[Byte], off: Int, len: Int): Unit = writer.write(o, b, off, len)
+
+  // A null decimal too wide for the fixed slot keeps its variable-length space, as Spark's
+  // projections do (the row may be updated in place later).
+  override def setNullAt(o: Int): Unit =
+    if (precision(o) > Decimal.MAX_LONG_DIGITS) writer.write(o, null: Decimal, precision(o), scale(o))
+    else writer.setNullAt(o)
+  override def setBoolean(o: Int, v: Boolean): Unit = writer.write(o, v)
+  override def setByte(o: Int, v: Byte): Unit = writer.write(o, v)
+  override def setShort(o: Int, v: Short): Unit = writer.write(o, v)
+  override def setInt(o: Int, v: Int): Unit = writer.write(o, v)
+  override def setLong(o: Int, v: Long): Unit = writer.write(o, v)
+  override def setFloat(o: Int, v: Float): Unit = writer.write(o, v)
+  override def setDouble(o: Int, v: Double): Unit = writer.write(o, v)
+  override def setDecimal(o: Int, v: Decimal, p: Int): Unit = writer.write(o, v, precision(o), scale(o))
+  override def update(o: Int, v: Any): Unit = v match {
+    case null => setNullAt(o)
+    case u: UTF8String => writer.write(o, u)
+    case b: Array[Byte] => writer.write(o, b)
+    case d: Decimal => writer.write(o, d, precision(o), scale(o))
+    case b: Boolean => writer.write(o, b)
+    case b: Byte => writer.write(o, b)
+    case x: Short => writer.write(o, x)
+    case x: Int => writer.write(o, x)
+    case x: Long => writer.write(o, x)
+    case x: Float => writer.write(o, x)
+    case x: Double => writer.write(o, x)
+    case other => throw new IllegalStateException(s"a ${other.getClass.getName} in a flat struct")
   }
 }

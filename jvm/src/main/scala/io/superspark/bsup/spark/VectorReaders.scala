@@ -175,6 +175,9 @@ private[superspark] object VectorReaders {
       case d: SparkReaders.DoubleReader =>
         if (d.asFloat) new VReader { def read(s: Src, off: Int, len: Int, row: Int): Unit = v.putFloat(row, d.value(s, off, len).toFloat) }
         else new VReader { def read(s: Src, off: Int, len: Int, row: Int): Unit = v.putDouble(row, d.value(s, off, len)) }
+      case SparkReaders.BoolReader => new VReader {
+        def read(s: Src, off: Int, len: Int, row: Int): Unit = v.putBoolean(row, SparkReaders.BoolReader.value(s, off, len))
+      }
       case SparkReaders.StringReader => new VReader {
         def read(s: Src, off: Int, len: Int, row: Int): Unit = {
           if (!Cursor.isValidUtf8(s.buf, off, len)) s.fail(off, "invalid UTF-8 in a string value")

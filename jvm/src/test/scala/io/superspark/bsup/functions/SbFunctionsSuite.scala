@@ -321,6 +321,76 @@ class SbFunctionsSuite extends SparkSessionSuite {
     }
   }
 
+  // A struct of flat fields is decoded straight into an UnsafeRow, and cells whose types frame
+  // is the one of the cell before skip the frame-by-frame read (CellDecoder.first).
+  // sb_decode_all's elements take the general path (typed rows, every frame read): both must
+  // give the values encoded, which come from Spark itself.
+  private val flatColumns = Seq(
+    "b" -> "id % 3 = 0", "y" -> "cast(id % 100 - 50 as tinyint)", "h" -> "cast(id * 37 % 30000 as smallint)",
+    "i" -> "cast(id * 7919 as int)", "l" -> "id * 1000003 - 5000000000L", "f" -> "cast(id / 7.0 as float)",
+    "d" -> "id / 3.0d", "m" -> "cast(id * 1.25 as decimal(10,2))",
+    "w" -> "cast(concat(cast(id as string), '12345678901234567890123456789') as decimal(38,0))",
+    "s" -> "concat('héllo-', cast(id as string))", "x" -> "unhex(hex(id * 977))", "e" -> "date_add(date'2024-02-29', cast(id as int))",
+    "t" -> "timestamp_micros(1700000000123456L + id * 1000001)", "n" -> "cast(timestamp_micros(id * 999) as timestamp_ntz)",
+    "v" -> "make_dt_interval(0, 0, 0, id * 1.5)", "u" -> "make_ym_interval(0, cast(id as int))")
+
+  test("flat structs decode into UnsafeRows like the general path, every type, nulls, both versions") {
+    // Every field null in some rows (a different set per row), the whole struct null in others.
+    val fields = flatColumns.zipWithIndex.map { case ((n, e), k) => s"'$n', if(id % 17 = $k, null, $e)" }
+    val df = spark.range(400).selectExpr(s"if(id % 53 = 5, null, named_struct(${fields.mkString(", ")})) AS x").cache()
+    val ddl = df.schema("x").dataType.sql
+    Seq(0, 5).foreach { v =>
+      val r = df.selectExpr("x", s"sb_encode(x, map('version', '$v')) AS c")
+        .selectExpr("x", s"sb_decode(c, '$ddl') AS y", s"sb_decode_all(c, '$ddl')[0] AS z").collect()
+      assert(r.length == 400 && r.count(_.isNullAt(0)) > 0)
+      r.foreach(row => assert(same(row.get(1), row.get(0)) && same(row.get(2), row.get(0)), s"v$v: $row"))
+    }
+    df.unpersist()
+  }
+
+  /** Rows equal field by field (binary fields by content). */
+  private def same(a: Any, b: Any): Boolean = (a, b) match {
+    case (x: Row, y: Row) => x.length == y.length && (0 until x.length).forall(i => same(x.get(i), y.get(i)))
+    case (x: Array[Byte], y: Array[Byte]) => x.sameElements(y)
+    case _ => a == b
+  }
+
+  test("a flat struct's result is an UnsafeRow; mixed cells (compression, other types, bad ones) keep their results") {
+    val st = StructType(Seq(StructField("a", LongType), StructField("s", StringType)))
+    def decoder(failFast: Boolean) = SbDecode(org.apache.spark.sql.catalyst.expressions.BoundReference(0, BinaryType,
+      nullable = true), st, Map.empty, all = false, failFast, "sb_decode")
+    val dec = decoder(failFast = false)
+    val rec = (a: Long, s: String) => Value(RecordType(IndexedSeq(Field("a", SuperType.primitive(SuperType.Int64)),
+      Field("s", SuperType.primitive(SuperType.String)))), IndexedSeq(a, s))
+    def eval(b: Array[Byte]): Any = dec.eval(org.apache.spark.sql.catalyst.InternalRow(b))
+    val plain = cell(rec(1L, "x"))()
+    val compressed = cell(rec(2L, "yy"))(compress = true)
+    // The same types frame, then a truncated values frame: an error, never a stale value.
+    val truncated = plain.dropRight(3)
+    val other = cell(Value(RecordType(IndexedSeq(Field("s", SuperType.primitive(SuperType.String)))), IndexedSeq("only")))()
+    val cells = Seq(plain, plain, compressed, plain, truncated, plain, other, plain, plain)
+    val expected = Seq(Row(1L, "x"), Row(1L, "x"), Row(2L, "yy"), Row(1L, "x"), null, Row(1L, "x"),
+      Row(null, "only"), Row(1L, "x"), Row(1L, "x"))
+    cells.zip(expected).zipWithIndex.foreach { case ((c, want), k) =>
+      val got = eval(c)
+      if (want == null) assert(got == null, k)
+      else {
+        assert(got.isInstanceOf[org.apache.spark.sql.catalyst.expressions.UnsafeRow], k)
+        val r = got.asInstanceOf[org.apache.spark.sql.catalyst.InternalRow]
+        assert(Row(if (r.isNullAt(0)) null else r.getLong(0), r.getUTF8String(1).toString) == want, k)
+      }
+    }
+    // A bad value after a cell of the same types frame fails as it does read frame by frame.
+    val badUtf8 = plain.clone()
+    badUtf8(plain.lastIndexOf('x'.toByte)) = 0xff.toByte
+    def error(d: SbDecode, b: Array[Byte]): String =
+      intercept[SparkException](d.eval(org.apache.spark.sql.catalyst.InternalRow(b))).getMessage
+    val warm = decoder(failFast = true)
+    warm.eval(org.apache.spark.sql.catalyst.InternalRow(plain))
+    val fresh = error(decoder(failFast = true), badUtf8)
+    assert(error(warm, badUtf8) == fresh && fresh.contains("invalid UTF-8"), fresh)
+  }
+
   test("many rows of one type decode in a tight loop (reused context and readers)") {
     val n = 200000
     val df = spark.range(n).selectExpr("sb_encode(named_struct('id', id, 's', concat('u', id), 'd', cast(id as double) / 2)) AS b")
