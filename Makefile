@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-delta bench-compile
+.PHONY: shared-notice parquet-rs-check test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -102,6 +102,11 @@ footer-rebuild-survey: setup
 # Parquet footer interceptor benchmark (bench/parquet_interceptor/run.py): prints ratio= lines.
 bench-interceptor: setup
 	.venv/bin/python bench/parquet_interceptor/run.py
+
+# The same with the files in an S3 bucket (S3Proxy, started and stopped around it by dev/stores/run.sh):
+# ratio= lines for the first and the second query, and GETs and bytes per file (bench/parquet_interceptor/s3.py).
+bench-interceptor-s3: setup
+	./dev/stores/run.sh .venv/bin/python bench/parquet_interceptor/s3.py
 
 # Where superspark's second query (warm footer cache) spends its time: driver, jobs, tasks, footers.
 profile-interceptor-second: setup

@@ -58,14 +58,29 @@ def s3a_jars():
     return out.split(",")
 
 
+def delta_jars():
+    """Delta Lake's jars for this pyspark's line (dev/setup.sh fetches them on the lines Delta 4.4.0
+    supports, 4.0-4.2), else []."""
+    import glob
+
+    import pyspark
+
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    return sorted(glob.glob(os.path.join(REPO, "jvm", "target", f"spark-{line}", "delta-jars", "*.jar")))
+
+
 @pytest.fixture(scope="session")
 def spark(stores, s3a_jars):
     import superspark
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = {f"spark.hadoop.{k}": v for k, v in s3a_settings(stores).items()}
+    delta = delta_jars()
+    if delta:  # Delta's session extension and catalog, as Delta's docs configure a session
+        conf.update({"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+                     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog"})
     s = superspark.session("superspark-stores", master="local[2]", **{
-        "spark.jars": ",".join(s3a_jars), "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
+        "spark.jars": ",".join(s3a_jars + delta), "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
         **conf})
     s.sparkContext.setLogLevel("ERROR")
     yield s

@@ -2,12 +2,17 @@
 against the same work on a local disk, value for value (issue 31). Each test runs on both
 stores (the `store_dir` fixture)."""
 
+import collections
+import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 from pyspark.sql import functions as F
@@ -15,7 +20,7 @@ from pyspark.sql import functions as F
 import superspark.footer as footer
 from superspark import functions as SF
 from superspark import parquet_interceptor as pi
-from conftest import s3a_settings
+from conftest import delta_jars, s3a_settings
 
 WRITE = "spark.superspark.parquet.footer.write"
 READ = "spark.superspark.parquet.footer.read"
@@ -64,6 +69,37 @@ def test_smoke_write_verify_migrate_read(spark, stores, s3a_jars, store_dir, tmp
     assert {r.status for r in footer.migrate_table(spark, store_dir, to="final").collect()} == {"done"}
     spark.catalog.refreshByPath(store_dir)
     assert rows(spark.read.parquet(store_dir)) == rows(spark.read.parquet(local)) == rows(df)
+
+
+def test_smoke_delta_table_on_s3_migrated_as_one_commit(spark, stores):
+    """A Delta table on s3a:// (Delta's default S3 log store, S3SingleDriverLogStore: one driver)
+    migrated to the intermediate form as one Delta commit (the final form is refused for Delta): the same rows read back, and time travel to
+    the version before reads the old files. On the lines Delta 4.4.0 supports (4.0-4.2)."""
+    if not delta_jars():
+        pytest.skip("no Delta Lake jars on this line (Delta 4.4.0 supports Spark 4.0-4.2; "
+                    "`SPARK_LINE=4.2 dev/setup.sh` fetches them)")
+    path = f"s3a://{stores['SUPERSPARK_S3_BUCKET']}/delta-{uuid.uuid4().hex[:12]}"
+    df = wide(spark, columns=50, rows=900, files=3)
+    df.write.format("delta").save(path)
+    expected = rows(df)
+    before = spark.read.format("delta").load(path).inputFiles()
+    assert len(before) == 3 and {r["form"] for f in before for r in footer.inspect(f)} == {"plain"}
+    # the final form is refused for a Delta table (Delta reads its files with Spark's own Parquet
+    # reader, which cannot open PAR3 files); the intermediate form is the last one Delta can read
+    with pytest.raises(Exception, match="SUPERSPARK_DELTA_TABLE_REWRITE_REFUSED"):
+        spark.sql(f"SELECT * FROM superspark_footer_migrate_table('{path}', 'final')").collect()
+    res = spark.sql(f"SELECT status, count(*) FROM superspark_footer_migrate_table('{path}', 'intermediate') "
+                    "GROUP BY status")
+    assert [tuple(r) for r in res.collect()] == [("done", 3)]
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").orderBy("version").collect()
+    assert [r.version for r in history] == [0, 1], history  # the write, then the one commit
+    after = spark.read.format("delta").load(path)
+    assert {r["form"] for f in after.inputFiles() for r in footer.inspect(f)} == {"intermediate"}
+    assert rows(after) == expected
+    v0 = spark.read.format("delta").option("versionAsOf", 0).load(path)
+    assert sorted(v0.inputFiles()) == sorted(before) and rows(v0) == expected
+    res = spark.sql(f"SELECT DISTINCT status FROM superspark_footer_migrate_table('{path}', 'intermediate')").collect()
+    assert [r[0] for r in res] == ["already"]
 
 
 def test_wide_table_interceptor_dsv1_dsv2_equals_local(spark, store_dir, tmp_dir):
@@ -209,35 +245,239 @@ def test_footer_cache_never_serves_a_same_length_rewrite(spark, store_dir):
     assert pi.footer_cache_metrics(spark)["cache_misses"] == 1
 
 
-def test_kill_the_cli_mid_rewrite_every_file_old_or_new(spark, stores, s3a_jars, store_dir):
-    """`migrate --to final` killed (SIGKILL) at several moments of its run over 12 files: every
-    file is then exactly the old (private) or the new (final) one, and a rerun finishes."""
-    df = wide(spark, columns=80, rows=2400, files=12)
-    write(spark, df, store_dir)
-    expected = rows(spark.read.parquet(store_dir))
+STRACE = shutil.which("strace")
+
+
+def _bytes(spark, folder):
+    """{name: bytes} of the Parquet files (not ``_*``/``.*``) in `folder`, through the Hadoop API."""
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(folder)
+    fs = path.getFileSystem(conf)
+    out = {}
+    for st in fs.listStatus(path):
+        name = st.getPath().getName()
+        if name.startswith(("_", ".")) or st.isDirectory():
+            continue
+        with contextlib.closing(fs.open(st.getPath())) as f:
+            # a byte[] made in the JVM (py4j passes a Python buffer to Java as a copy)
+            out[name] = bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(f))
+        assert len(out[name]) == st.getLen() and out[name][-4:] in (b"PAR1", b"PAR3"), (name, out[name][-4:])
+    return out
+
+
+def _copy_folder(spark, src, dst):
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    s, d = jvm.org.apache.hadoop.fs.Path(src), jvm.org.apache.hadoop.fs.Path(dst)
+    fs = s.getFileSystem(conf)
+    jvm.org.apache.hadoop.fs.FileUtil.copy(fs, s, fs, d, False, True, conf)
+
+
+def _tool(stores, jars, *args, strace=()):
+    """The footer command line's argv and environment, as `cli` runs it, optionally under strace."""
     d = [a for k, v in s3a_settings(stores).items() for a in ("-D", f"{k}={v}")]
-    env = dict(os.environ, HADOOP_CLASSPATH=os.pathsep.join(s3a_jars))
-    seen = set()
-    for delay in (1.0, 2.0, 3.0, 4.5):
-        p = subprocess.Popen([sys.executable, "-m", "superspark.footer", "migrate", *d, "--to",
-                              "final" if delay != 3.0 else "intermediate", store_dir],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
-        time.sleep(delay)
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        forms = [r["form"] for r in footer.inspect(store_dir)]
-        assert len(forms) == 12 and set(forms) <= {"private", "final", "intermediate"}, forms
-        seen.update(forms)
-        spark.catalog.refreshByPath(store_dir)
-        assert rows(spark.read.parquet(store_dir)) == expected
-    # the kills fell inside the runs: old and new files were both seen after some kill
-    assert "private" in seen and seen & {"final", "intermediate"}, seen
-    # the rerun, told no other run is going (a killed run's temporary file is not left to age
-    # 600 s; on HDFS it is still open under the dead client's lease), finishes the rest
-    code, out = cli(stores, s3a_jars, "migrate", "-D", "superspark.footer.staleTempSeconds=0", "--to", "final",
-                    store_dir)
-    assert code == 0 and len(out) == 12, [(r["status"], r.get("message", "")[:300]) for r in out]
-    assert {r["form"] for r in footer.inspect(store_dir)} == {"final"}
-    assert {r["status"] for r in footer.verify(store_dir)} == {"valid"}
-    spark.catalog.refreshByPath(store_dir)
-    assert rows(spark.read.parquet(store_dir)) == expected
+    env = dict(os.environ, HADOOP_CLASSPATH=os.pathsep.join(jars))
+    return [*strace, sys.executable, "-m", "superspark.footer", args[0], *d, "--json", *args[1:]], env
+
+
+def _store_writes(trace):
+    """(syscall, n) of every write the traced tool made to a TCP socket (the store's servers): strace
+    counts each syscall per thread, so the nth write of its thread names one kill point."""
+    seen, points = collections.Counter(), []
+    for line in open(trace):
+        m = re.match(r"(\d+)\s+(write|writev|sendto|sendmsg)\((\d+)<(\w+)", line)
+        if m:
+            seen[(m.group(1), m.group(2))] += 1
+            if m.group(4).startswith("TCP"):
+                points.append((m.group(2), seen[(m.group(1), m.group(2))]))
+    return points
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed (dev/setup.sh installs it)")
+def test_kill_the_tool_at_chosen_store_writes_every_object_old_or_new(spark, stores, s3a_jars, store_dir, tmp_dir):
+    """`add` (plain files to the private form) SIGKILLed by strace's fault injection at chosen writes to
+    the store's sockets: the first (its first request), a quarter, half and three quarters through,
+    and the last (the last upload's end). After each kill every object is byte for byte the old one or
+    the one a clean run wrote, vanilla Spark and superspark read the same rows, no temporary object
+    is visible to Spark, and a rerun finishes (`added` for the rest, `unchanged` for the done)."""
+    df = wide(spark, columns=40, rows=900, files=3)
+    df.write.parquet(f"{store_dir}/old")  # Spark's own writer: plain footers
+    old = _bytes(spark, f"{store_dir}/old")
+    expected = rows(df)
+    # the clean run's objects
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/clean")
+    code, out = cli(stores, s3a_jars, "add", f"{store_dir}/clean")
+    assert code == 0 and {r["status"] for r in out} == {"added"}, out
+    new = _bytes(spark, f"{store_dir}/clean")
+    assert new.keys() == old.keys() and all(new[n] != old[n] for n in old)
+    # the kill points: the writes to the store's sockets of one traced run
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
+    trace = os.path.join(tmp_dir, "trace.txt")
+    argv, env = _tool(stores, s3a_jars, "add", f"{store_dir}/probe",
+                      strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
+    assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    points = _store_writes(trace)
+    assert len(points) >= 10, points
+    chosen = [points[i] for i in sorted({0, len(points) // 4, len(points) // 2, 3 * len(points) // 4, len(points) - 1})]
+    killed, forms = 0, collections.Counter()
+    for i, (call, n) in enumerate(chosen):
+        d = f"{store_dir}/kill{i}"
+        _copy_folder(spark, f"{store_dir}/old", d)
+        argv, env = _tool(stores, s3a_jars, "add", d, strace=(STRACE, "-f", "-qq", "-o", os.devnull, "-e",
+                                                             f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
+        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        killed += p.returncode != 0
+        got = _bytes(spark, d)
+        assert got.keys() == old.keys(), (call, n, sorted(got))
+        for name, data in got.items():
+            assert data in (old[name], new[name]), (call, n, name, len(data), len(old[name]), len(new[name]))
+            forms["old" if data == old[name] else "new"] += 1
+        for read in ("false", "true"):  # vanilla Spark, then superspark
+            spark.conf.set(READ, read)
+            try:
+                spark.catalog.refreshByPath(d)
+                assert rows(spark.read.parquet(d)) == expected
+            finally:
+                spark.conf.unset(READ)
+        # the rerun, told no other run is going (on HDFS a killed run's temporary file is still
+        # open under the dead client's lease), finishes the rest
+        code, out = cli(stores, s3a_jars, "add", "-D", "superspark.footer.staleTempSeconds=0", d)
+        assert code == 0 and {r["status"] for r in out} <= {"added", "unchanged"}, out
+        assert _bytes(spark, d) == new
+    print(f"kill test ({store_dir.split(':')[0]}): {len(points)} store writes, kills at {chosen}, {killed} runs "
+          f"killed, objects after the kills: {dict(forms)}")
+    assert killed >= len(chosen) - 1  # (a point one thread reaches only in the traced run may not recur)
+    assert forms["old"] and forms["new"], forms  # the kills fell before, inside and after the uploads
+
+
+_JOB = """
+import sys
+import superspark
+from superspark import footer
+conf = dict(a.split("=", 1) for a in sys.argv[3:])
+spark = superspark.session("kill-table-job", master="local[1]", **conf)
+print("START", flush=True)
+rows = footer.migrate_table(spark, sys.argv[1], to=sys.argv[2]).collect()
+print("END", sorted(r.status for r in rows), flush=True)
+"""
+
+
+def test_kill_the_table_job_mid_upload_every_object_old_or_new(spark, stores, s3a_jars, store_dir, tmp_dir):
+    """`migrate_table` to final in a Spark process of its own (one task at a time), SIGKILLed when its
+    session is up (before any rewrite) and when 1 and 3 of the 6 objects were replaced (a marker: the
+    objects' forms as a reader finds them): every object is the old one or the one a clean run wrote,
+    the rows read the same, and a rerun finishes (`done` for the rest, `already` for the others)."""
+    df = wide(spark, columns=60, rows=1800, files=6)
+    write(spark, df, f"{store_dir}/old")
+    old = _bytes(spark, f"{store_dir}/old")
+    expected = rows(df)
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/clean")
+    assert {r.status for r in footer.migrate_table(spark, f"{store_dir}/clean", to="final").collect()} == {"done"}
+    new = _bytes(spark, f"{store_dir}/clean")
+    assert all(new[n] != old[n] for n in old)
+    job = os.path.join(tmp_dir, "job.py")
+    with open(job, "w") as f:
+        f.write(_JOB)
+    conf = {f"spark.hadoop.{k}": v for k, v in s3a_settings(stores).items()}
+    conf.update({"spark.jars": ",".join(s3a_jars), "spark.ui.enabled": "false",
+                 "spark.hadoop.superspark.footer.staleTempSeconds": "0"})
+    seen = collections.Counter()
+    for i, after in enumerate((0, 1, 3)):
+        d = f"{store_dir}/kill{i}"
+        _copy_folder(spark, f"{store_dir}/old", d)
+        p = subprocess.Popen([sys.executable, job, d, "final", *(f"{k}={v}" for k, v in conf.items())],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        try:
+            assert p.stdout.readline().strip() == "START"
+            deadline = time.time() + 240
+            while after and time.time() < deadline:
+                done = sum(r["form"] == "final" for r in footer.inspect(d))
+                if done >= after:
+                    break
+                time.sleep(0.05)
+            os.killpg(p.pid, signal.SIGKILL)
+        finally:
+            p.wait()
+        got = _bytes(spark, d)
+        assert got.keys() == old.keys(), sorted(got)
+        states = ["old" if got[n] == old[n] else "new" if got[n] == new[n] else "neither" for n in sorted(old)]
+        assert "neither" not in states, (after, states)
+        assert states.count("new") >= after, (after, states)
+        seen.update(states)
+        spark.catalog.refreshByPath(d)
+        assert rows(spark.read.parquet(d)) == expected
+        # the rerun, told no other run is going (on HDFS a killed task's temporary file is still
+        # open under the dead client's lease)
+        hconf = spark._jsc.hadoopConfiguration()
+        hconf.set("superspark.footer.staleTempSeconds", "0")
+        try:
+            res = footer.migrate_table(spark, d, to="final").collect()
+        finally:
+            hconf.unset("superspark.footer.staleTempSeconds")
+        assert sorted(r.status for r in res) == sorted("done" if s == "old" else "already" for s in states), res
+        assert _bytes(spark, d) == new
+        spark.catalog.refreshByPath(d)
+        assert rows(spark.read.parquet(d)) == expected
+    assert seen["old"] and seen["new"], seen
+
+
+def test_two_writers_on_one_object_the_late_one_is_refused(spark, stores):
+    """S3 only. A rewrite read the object (its ETag); another writer then replaces it with bytes of
+    the same length, last 64 KiB and modification second (S3's Last-Modified has one-second
+    resolution), which the check before the upload cannot tell apart. The rewrite's upload is a
+    conditional write on the ETag it read (`If-Match`, Hadoop's
+    fs.option.create.conditional.overwrite.etag): the store refuses it (412) and the other writer's
+    object stays. With `superspark.footer.conditionalWrite=false` the same race goes unseen."""
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    rewrite = jvm.io.superspark.parquet.footer.tools.FooterRewrite
+    base = f"s3a://{stores['SUPERSPARK_S3_BUCKET']}/two-{uuid.uuid4().hex[:12]}"
+    spark.range(0, 30000, 1, 1).selectExpr("id", "id * 3 AS y").write \
+        .option("compression", "none").option("parquet.enable.dictionary", "false").parquet(base + "/src")
+    [a] = _bytes(spark, base + "/src").values()
+    assert len(a) > 128 * 1024
+    other = bytearray(a)
+    other[200] ^= 0xFF  # in the first data page: another object, same length, same last 64 KiB
+    other = bytes(other)
+    path = jvm.org.apache.hadoop.fs.Path(base + "/t.parquet")
+    fs = path.getFileSystem(conf)
+
+    def put(data):
+        out = fs.create(path, True)
+        out.write(bytearray(data))
+        out.close()
+
+    def race(conditional):
+        """The rewrite of the object after another writer's replacement within its second: the error
+        (None when the rewrite went through) and the object's bytes after."""
+        conf.set("superspark.footer.conditionalWrite", str(conditional).lower())
+        try:
+            for _ in range(10):
+                while time.time() % 1 > 0.1:  # start at the beginning of a second
+                    time.sleep(0.01)
+                put(a)
+                opened = rewrite.open(path, conf)
+                try:
+                    put(other)
+                    if fs.getFileStatus(path).getModificationTime() != opened.snapshot().modificationTime():
+                        continue  # the replacement fell into the next second: try again
+                    tail = bytearray(a[opened.footer().footerOffset():])  # the same footer again
+                    try:
+                        rewrite.replaceTail(opened, tail, jvm.scala.Option.empty(), conf, False)
+                        error = None
+                    except Exception as e:  # py4j's Py4JJavaError
+                        error = str(e)
+                finally:
+                    opened.close()
+                return error, _bytes(spark, base)["t.parquet"]
+            pytest.fail("the other writer's object never landed within the rewrite's second (10 tries)")
+        finally:
+            conf.unset("superspark.footer.conditionalWrite")
+
+    error, now = race(conditional=True)
+    assert error and "RewriteRefusedException" in error and "ETag" in error, error
+    assert now == other  # the other writer's object stays
+    # without the condition the race goes unseen: the rewrite goes through, having copied the data
+    # pages of the other writer's object under the footer it read from the first one (the same
+    # footer here, so the bytes equal `other`; after a real writer's change, a file whose footer
+    # does not describe its pages)
+    error, now = race(conditional=False)
+    assert error is None and now == other

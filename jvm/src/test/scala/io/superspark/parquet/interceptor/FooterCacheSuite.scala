@@ -324,9 +324,10 @@ class FooterCacheSuite extends SparkSessionSuite {
         val df = q()
         val (rows, m) = cacheCounters(df)
         assert(rows == Seq(expected) && FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
-        // the extension part (its length and trailer first: 8 + 29 bytes), then the length
-        // again (8) and the Thrift part before the extension: the footer once, plus 45 bytes
-        assert(m("bytes_read") == footerLength + 45L)
+        // the file's last 64 bytes (the length, magic and trailer, 56 of them in the extension
+        // part), the rest of the part, then the length again (8) and the Thrift part before
+        // the extension: the footer once, plus 16 bytes
+        assert(m("bytes_read") == footerLength + 16L)
       }
       FooterCache.clear()
       assert(cacheCounters(q())._1 == Seq(expected))
@@ -378,14 +379,15 @@ class FooterCacheSuite extends SparkSessionSuite {
         assert(rowRows == expected && vecRows == expected)
         assert(thriftPart > 0 && rowReads.take(thriftPart).forall(_ == 0))
         assert(rowReads.toSeq == vecReads.toSeq && rowReads.drop(thriftPart).forall(_ >= 1))
-        // Thrift only, as the vectorized reader reads it: the footer once, but for its last 29
-        // bytes, read twice (first by the probe for an extension's trailer)
+        // Thrift only, as the vectorized reader reads it: the footer once, but for its last 56
+        // bytes, read twice (first by the probe for an extension's trailer: the file's last 64)
         val plainFooter = FooterFiles.readFooter(plainFile)
         val (plainRows, plainReads) = footerReads(plain, plainFile, vectorized = false)
         val (_, plainVecReads) = footerReads(plain, plainFile, vectorized = true)
         val n = plainFooter.footer.length
         assert(plainRows == expected && plainReads.length == n + 8 && plainReads.toSeq == plainVecReads.toSeq)
-        assert(plainReads.take(n - 29).forall(_ == 1) && plainReads.slice(n - 29, n).forall(_ == 2))
+        val probed = FooterColumns.TailRead - 8
+        assert(plainReads.take(n - probed).forall(_ == 1) && plainReads.slice(n - probed, n).forall(_ == 2))
       }
       // with the cache: the first row-based query reads the extension part, the second only the
       // tail check's last bytes, once each

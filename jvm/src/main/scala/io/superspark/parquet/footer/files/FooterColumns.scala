@@ -70,26 +70,43 @@ private[superspark] object FooterColumns {
   /**
    * The extension part of a file's footer alone (field header, size, FlatBuffer, trailer,
    * stop byte), as a [[FooterBytes]] whose offset is where that part starts in the file; None
-   * when the footer's trailer does not name our extension or its sizes do not fit. Reads the
-   * last 8 bytes, the trailer, then the extension: never the Thrift footer before it. The
-   * caller must still check the result (`FooterLayout.locate` verifies header and CRCs) and
-   * read the whole footer when it is not sound.
+   * when the footer's trailer does not name our extension or its sizes do not fit. Two reads:
+   * the file's last [[TailRead]] bytes (the footer's length and magic, and the extension's
+   * trailer), then the rest of the part before them: never the Thrift footer before it. On an
+   * object store each read is one ranged GET (issue 31: reading the length, the trailer and the
+   * part one after the other cost S3A's classic stream three GETs, each seek backwards a new
+   * one). The caller must still check the result (`FooterLayout.locate` verifies header and
+   * CRCs) and read the whole footer when it is not sound.
    */
   def readExtensionOnly(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): Option[FooterBytes] = {
     if (fileLength < 12 + FooterLayout.MinExtendedFooter) return None
-    val tail = readAt(fileLength - 8, 8)
-    if (!java.util.Arrays.equals(tail, 4, 8, FooterLayout.Magic, 0, 4)) return None
-    val footerLength = FooterLayout.getIntLE(tail, 0).toLong & 0xFFFFFFFFL
+    val n = math.min(fileLength, TailRead.toLong).toInt
+    val last = readAt(fileLength - n, n)
+    if (!java.util.Arrays.equals(last, n - 4, n, FooterLayout.Magic, 0, 4)) return None
+    val footerLength = FooterLayout.getIntLE(last, n - 8).toLong & 0xFFFFFFFFL
     val footerOffset = fileLength - 8 - footerLength
     if (footerOffset < 4 || footerLength < FooterLayout.MinExtendedFooter) return None
     // stop byte, UUID, crc(K), K, crc(fb): the last 29 bytes of the footer.
-    val trailer = readAt(fileLength - 8 - 29, 29)
+    val trailer = java.util.Arrays.copyOfRange(last, n - 8 - 29, n - 8)
     if (trailer(28) != 0 || FooterLayout.formOfUuid(trailer, 12).isEmpty) return None
     val k = FooterLayout.getIntLE(trailer, 4).toLong & 0xFFFFFFFFL
     val partLength = FooterLayout.FieldHeader.length + FooterLayout.uleb128(k + FooterLayout.TrailerSize).length +
       k + FooterLayout.TrailerSize + 1
     if (k == 0 || partLength > footerLength || partLength > Int.MaxValue) return None
     val partOffset = fileLength - 8 - partLength
-    Some(FooterBytes(path, fileLength, partOffset, readAt(partOffset, partLength.toInt)))
+    // the part's bytes before the tail already read, then those the tail holds
+    val known = math.min(partLength, (n - 8).toLong).toInt
+    val part = new Array[Byte](partLength.toInt)
+    val before = partLength.toInt - known
+    if (before > 0) System.arraycopy(readAt(partOffset, before), 0, part, 0, before)
+    System.arraycopy(last, n - 8 - known, part, before, known)
+    Some(FooterBytes(path, fileLength, partOffset, part))
   }
+
+  /**
+   * How many bytes at the end of a file [[readExtensionOnly]] reads first: the footer's length
+   * and magic (8) and the extension's trailer (29), with room to spare. 64, as the footer
+   * cache's tail check, so a small read stays small on a local disk.
+   */
+  val TailRead = 64
 }

@@ -8,6 +8,7 @@ import java.nio.file.{AtomicMoveNotSupportedException, Files, NoSuchFileExceptio
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumFileSystem, FSDataOutputStream, FileContext, FileStatus, FileSystem, LocalFileSystem, Options, Path, RawLocalFileSystem}
 import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles}
+import io.superspark.parquet.interceptor.FooterOpener
 
 /**
  * The one way `add`, `strip` and `migrate` (the command line, the Python API and the Spark table
@@ -108,7 +109,7 @@ private[superspark] object FooterRewrite {
 
   /** What was read of a file: enough to tell later whether it changed. */
   final case class Snapshot(length: Long, modificationTime: Long, localKey: Option[(AnyRef, Long)],
-      lastBytes: Array[Byte])
+      lastBytes: Array[Byte], etag: String = "")
 
   /** A file opened for a rewrite: its footer, what it looked like, and the lock held on it. */
   final class Opened private[FooterRewrite] (val fs: FileSystem, val path: Path, val footer: FooterBytes,
@@ -120,7 +121,7 @@ private[superspark] object FooterRewrite {
 
   private def snapshotOf(fs: FileSystem, path: Path, st: FileStatus, read: (Long, Int) => Array[Byte]): Snapshot = {
     val n = math.min(st.getLen, LastBytes.toLong).toInt
-    Snapshot(st.getLen, st.getModificationTime, localKey(fs, path), read(st.getLen - n, n))
+    Snapshot(st.getLen, st.getModificationTime, localKey(fs, path), read(st.getLen - n, n), FooterOpener.versionOf(st))
   }
 
   private def localKey(fs: FileSystem, path: Path): Option[(AnyRef, Long)] = localFile(fs, path).map { f =>
@@ -210,7 +211,8 @@ private[superspark] object FooterRewrite {
         throw new IllegalArgumentException(s"$ReplaceKey=object would truncate a local file before it is read")
       case (Some(localTarget), _) => replaceLocal(src, newTail, fs, target, localTarget, output.isEmpty, how)
       case (None, ObjectOverwrite) =>
-        val out = fs.create(target, true)
+        val etag = if (output.isEmpty && conf.getBoolean(ConditionalKey, true)) src.snapshot.etag else ""
+        val out = createObject(fs, target, etag)
         try {
           copyAndAppend(src, newTail, out)
           if (output.isEmpty) changed(src.fs, src.path, src.snapshot).foreach { why =>
@@ -218,8 +220,18 @@ private[superspark] object FooterRewrite {
           }
           out.hsync()
         } catch {
-          case e: Throwable => try out.abort() catch { case _: UnsupportedOperationException => }; throw e
-        } finally out.close()
+          case e: Throwable =>
+            try out.abort() catch { case _: UnsupportedOperationException => }
+            try out.close() catch { case _: IOException => }
+            throw e
+        }
+        // the upload completes here: with an ETag condition the store refuses it (HTTP 412) when
+        // another writer replaced the object since it was read
+        try out.close() catch {
+          case e: IOException if etag.nonEmpty && preconditionFailed(e) =>
+            throw new RewriteRefusedException(s"${src.path} changed since it was read (the store refused the " +
+              s"write: the object's ETag is no longer $etag, another writer replaced it); not rewritten")
+        }
       case (None, _) =>
         val tmp = tempPath(target)
         val out = try fs.create(tmp, false) catch {
@@ -362,6 +374,31 @@ private[superspark] object FooterRewrite {
     if (fs.exists(target) && !fs.delete(target, false)) throw new IOException(s"cannot delete $target")
     if (!fs.rename(ready, target)) throw new IOException(s"cannot rename $ready to $target (the new file stays there)")
   }
+
+  /** Hadoop configuration key: send an object store's rewrite as a conditional write on the ETag read (default true). */
+  val ConditionalKey = "superspark.footer.conditionalWrite"
+  /** Hadoop's `createFile` option (3.4.2+; S3A sends it as `If-Match`): the write fails unless the object's ETag is this. */
+  val ConditionalEtagOption = "fs.option.create.conditional.overwrite.etag"
+
+  /**
+   * The new object under `target`'s key: a write that the store completes only while the object's ETag is
+   * still `etag` (S3's conditional write, `If-Match`; docs/storage.md, "Two writers on one object"), when one
+   * is given and the connector takes the option; an unconditional overwrite otherwise (a connector that does
+   * not know the option refuses it at `build`).
+   */
+  private def createObject(fs: FileSystem, target: Path, etag: String): FSDataOutputStream =
+    if (etag.isEmpty) fs.create(target, true)
+    else {
+      try fs.createFile(target).overwrite(true).must(ConditionalEtagOption, etag).build()
+      catch { case _: IllegalArgumentException | _: UnsupportedOperationException => fs.create(target, true) }
+    }
+
+  /** A store's refusal of a conditional write (S3: HTTP 412 Precondition Failed; S3A's RemoteFileChangedException). */
+  private def preconditionFailed(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists { t =>
+      t.getClass.getName.endsWith("RemoteFileChangedException") ||
+        Option(t.getMessage).exists(m => m.contains("PreconditionFailed") || m.contains("Status Code: 412"))
+    }
 
   /** Another process's temporary file: left over (older than [[StaleSecondsKey]]: removed) or a running rewrite. */
   /** HDFS's refusal to create a file another client still holds open (`AlreadyBeingCreatedException`). */
