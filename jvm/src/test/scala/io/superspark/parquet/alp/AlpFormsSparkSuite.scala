@@ -187,7 +187,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
 
   test("ratified form: pages decided one by one; a column ALP in some row groups and PLAIN in others reads as one") {
     // rows below 131,072 (two pages): prices; above: random doubles. One row group of 4 pages (mixed), then
-    // row groups of 2^14 rows (each ALP or PLAIN)
+    // row groups of 2^14 rows or 256 KiB (each ALP or PLAIN; parquet-java 1.15, Spark 4.0, has no row limit)
     val df = spark.range(0, 200000, 1, 1).selectExpr("id",
       "IF(id < 131072, ROUND(id * 0.01D, 2), pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D) AS v")
     val want = rows(df)
@@ -202,7 +202,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
 
     val many = dir.resolve("ratified-row-groups").toString
     df.write.mode("overwrite").option("alpColumns", "v").option("alpForm", "ratified")
-      .option("parquet.block.row.count.limit", "16384").parquet(many)
+      .option("parquet.block.row.count.limit", "16384").option("parquet.block.size", "262144").parquet(many)
     val chunks = parquetFiles(many).flatMap(f => AlpFooter.scan(FooterFiles.thriftFooter(FooterFiles.readFooter(f))))
       .filter(_.path == Seq("v"))
     assert(chunks.exists(_.isRatified) && chunks.exists(c => !c.isRatified))
