@@ -3,7 +3,7 @@ package io.superspark.parquet.interceptor
 import java.util.Locale
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
+import org.apache.hadoop.fs.Path
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
@@ -62,7 +62,7 @@ private[superspark] object FooterOpener extends Logging {
     // The file's status as it is now (HadoopInputFile.fromPath takes the same one): the cache key.
     val status = path.getFileSystem(conf).getFileStatus(path)
     val inputFile = HadoopInputFile.fromStatus(status, conf)
-    val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime, versionOf(status))
+    val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime, FooterFiles.versionOf(status))
     // Opened at the first read: a cache hit without keepOpen opens nothing.
     var stream: SeekableInputStream = null
     def in: SeekableInputStream = {
@@ -179,11 +179,5 @@ private[superspark] object FooterOpener extends Logging {
       }
     }
     bytes
-  }
-
-  /** The object's ETag where the file system's status carries one (S3A, ABFS), else "". */
-  def versionOf(status: FileStatus): String = status match {
-    case e: EtagSource => Option(e.getEtag).getOrElse("")
-    case _ => ""
   }
 }

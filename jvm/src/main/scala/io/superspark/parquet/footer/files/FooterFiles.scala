@@ -9,9 +9,6 @@ import org.apache.parquet.io.{InputFile, SeekableInputStream}
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException, UnrepresentableFooterException}
 import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FlatSchema, FooterForm, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftDiff, ThriftToFlatBuffer}
-import io.superspark.parquet.thrift.UnrebuildableFooterException
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFields}
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFields, UnrebuildableFooterException}
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFields, ThriftForParquetJava, UnrebuildableFooterException}
 
 /**
@@ -46,6 +43,16 @@ private[superspark] final case class FooterBytes(path: String, fileLength: Long,
 
 /** Footer I/O: reading footers, and the new tails `add`/`strip`/`migrate` write ([[FooterRewrite]] writes them). */
 private[superspark] object FooterFiles {
+
+  /**
+   * The object's ETag where the file system's status carries one (S3A, ABFS: Hadoop's `EtagSource`),
+   * else "": what tells two versions under one key apart (the footer cache's key, a rewrite's
+   * conditional write).
+   */
+  def versionOf(status: org.apache.hadoop.fs.FileStatus): String = status match {
+    case e: org.apache.hadoop.fs.EtagSource => Option(e.getEtag).getOrElse("")
+    case _ => ""
+  }
 
   /** Reads the footer given the file length and a positioned read (offset, length) => bytes. */
   def readFooter(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): FooterBytes = {

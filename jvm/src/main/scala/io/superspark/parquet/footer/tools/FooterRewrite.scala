@@ -8,7 +8,6 @@ import java.nio.file.{AtomicMoveNotSupportedException, Files, NoSuchFileExceptio
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumFileSystem, FSDataOutputStream, FileContext, FileStatus, FileSystem, LocalFileSystem, Options, Path, RawLocalFileSystem}
 import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles}
-import io.superspark.parquet.interceptor.FooterOpener
 
 /**
  * The one way `add`, `strip` and `migrate` (the command line, the Python API and the Spark table
@@ -121,7 +120,7 @@ private[superspark] object FooterRewrite {
 
   private def snapshotOf(fs: FileSystem, path: Path, st: FileStatus, read: (Long, Int) => Array[Byte]): Snapshot = {
     val n = math.min(st.getLen, LastBytes.toLong).toInt
-    Snapshot(st.getLen, st.getModificationTime, localKey(fs, path), read(st.getLen - n, n), FooterOpener.versionOf(st))
+    Snapshot(st.getLen, st.getModificationTime, localKey(fs, path), read(st.getLen - n, n), FooterFiles.versionOf(st))
   }
 
   private def localKey(fs: FileSystem, path: Path): Option[(AnyRef, Long)] = localFile(fs, path).map { f =>
