@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile
+.PHONY: shared-notice parquet-rs-check test-lines test-stores bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile bench-every-writer
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -13,7 +13,7 @@ OTHER_LINES ?= 4.0 4.1 4.2
 LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.* \
 	io.superspark.bsup.spark.BsupColumnarSuite io.superspark.PackageCyclesSuite
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
-	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py \
+	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py tests/test_every_writer.py \
 	$(wildcard tests/test_arrow*.py)
 
 shared-notice:
@@ -116,6 +116,12 @@ profile-interceptor-second: setup
 bench-interceptor-delta:
 	SPARK_LINE=4.2 ./dev/setup.sh
 	.venv-spark4.2/bin/python bench/parquet_interceptor/delta_table.py
+
+# Delta Lake's own writes with and without spark.superspark.parquet.footer.everyWriter (Spark 4.2,
+# delta-spark 4.4.0): append overhead and the wide table's first and second query (bench/every_writer/run.py).
+bench-every-writer:
+	SPARK_LINE=4.2 ./dev/setup.sh
+	.venv-spark4.2/bin/python bench/every_writer/run.py
 
 # Super Binary SQL functions vs from_avro/to_avro and from_json/to_json: prints ratio= lines.
 bench-sb: setup

@@ -46,6 +46,14 @@ def lineSourceDirs(base: File, kind: String): Seq[File] = {
 
 lazy val sparkJarsDir = taskKey[File]("pyspark's jars/ folder: the provided classpath")
 lazy val deltaJars = taskKey[Unit]("Copy Delta Lake's jars for this Spark line to jvm/target/spark-<line>/delta-jars")
+/**
+ * Iceberg's Spark runtime, for the test that shows everyWriter leaves Iceberg's files alone
+ * (tests/test_every_writer.py): the lines Maven Central has a runtime for. Never compiled against,
+ * never in the jar; copied by icebergJars to jvm/target/spark-<line>/iceberg-jars.
+ */
+lazy val IcebergRuntimes = Map("4.0" -> ("iceberg-spark-runtime-4.0_2.13", "1.11.0"), "4.1" -> ("iceberg-spark-runtime-4.1_2.13", "1.12.0"))
+lazy val icebergJars = taskKey[Unit]("Copy Iceberg's Spark runtime for this Spark line to jvm/target/spark-<line>/iceberg-jars")
+lazy val Iceberg = config("iceberg").hide
 lazy val Delta = config("delta").hide
 
 lazy val root = (project in file("."))
@@ -88,6 +96,17 @@ lazy val root = (project in file("."))
     libraryDependencies ++= DeltaArtifacts.get(sparkLine).toSeq.flatMap(a => Seq(
       ("io.delta" % a % DeltaVersion % "provided,delta").intransitive(),
       ("io.delta" % "delta-storage" % DeltaVersion % "provided,delta").intransitive())),
+    ivyConfigurations += Iceberg,
+    libraryDependencies ++= IcebergRuntimes.get(sparkLine).toSeq.map { case (a, v) =>
+      ("org.apache.iceberg" % a % v % Iceberg).intransitive() },
+    icebergJars := {
+      val jars = update.value.select(configurationFilter(Iceberg.name))
+      val dir = target.value / "iceberg-jars"
+      IO.delete(dir)
+      IO.createDirectory(dir)
+      jars.foreach(j => IO.copyFile(j, dir / j.getName))
+      streams.value.log.info(s"iceberg jars in $dir: ${jars.map(_.getName).mkString(", ")}")
+    },
     deltaJars := {
       val jars = update.value.select(configurationFilter(Delta.name))
       val dir = target.value / "delta-jars"

@@ -2,7 +2,8 @@
 # Sets up everything from a fresh clone for one Spark line (SPARK_LINE, default 4.3): the venv
 # with that line's pinned pyspark and test deps (`.venv` for 4.3, `.venv-spark4.x` for the
 # others), the sbt launcher (through dev/sbt), the line's jar, and the superspark package
-# installed editable. Lines other than 4.3 also get Delta Lake's jars (jvm/target/spark-4.x/delta-jars).
+# installed editable. Lines other than 4.3 also get Delta Lake's jars (jvm/target/spark-4.x/delta-jars),
+# 4.0 and 4.1 Iceberg's Spark runtime (jvm/target/spark-4.x/iceberg-jars).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -38,5 +39,9 @@ if [ ! -f "$stamp" ] || ! cmp -s "$reqs" "$stamp"; then
   cp "$reqs" "$stamp"
 fi
 export SPARK_LINE="$line"
-if [ "$line" = "4.3" ]; then ./dev/sbt package >&2; else ./dev/sbt package deltaJars >&2; fi
+case "$line" in
+  4.3) ./dev/sbt package >&2 ;;
+  4.2) ./dev/sbt package deltaJars >&2 ;;
+  *) ./dev/sbt package deltaJars icebergJars >&2 ;;  # Iceberg's runtime: 4.0 and 4.1 (build.sbt)
+esac
 ls "jvm/target/spark-$line/scala-2.13/superspark-spark${line}_2.13-"*.jar >/dev/null

@@ -243,3 +243,54 @@ def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
     # The driver-wide totals got the executors' counts (schema inference: one more footer).
     assert res["footer_totals"]["footers_flatbuffer"] == 4
     assert res["arrow_type"] == "extension<arrow.uuid>" and res["arrow_uuids"] is True
+
+
+_EVERY_WRITER_APP = textwrap.dedent("""
+    import json, os, sys
+    import superspark
+    from superspark import parquet_interceptor as pi
+
+    master, out = sys.argv[1], sys.argv[2]
+    spark = superspark.session("superspark-cluster-every-writer", master=master, **{
+        "spark.superspark.parquet.footer.everyWriter": "true",
+        "spark.executor.memory": "512m", "spark.executor.cores": "1", "spark.cores.max": "2",
+        "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+        "spark.executor.extraJavaOptions": "-Dsuperspark.cluster.test=" + os.environ["CLUSTER_TOKEN"],
+    })
+    spark.sparkContext.setLogLevel("ERROR")
+    pi.reset_every_writer_counts(spark)
+    # Spark's own Parquet writer with superspark's footer write off: the tasks' file system adds it
+    spark.range(400).repartition(4).selectExpr("id", "concat('v', id) AS s").write.parquet(out + "/pq")
+    hosts = {r.h for r in spark.range(0, 8, 1, 8).selectExpr("reflect('java.lang.ProcessHandle', 'current') AS h").collect()}
+    result = {"driver_counts": pi.every_writer_counts(spark),
+              "rows": sorted(r.id for r in spark.read.parquet(out + "/pq").collect()),
+              "task_jvms": len(hosts)}
+    spark.stop()
+    print("RESULT " + json.dumps(result), flush=True)
+""")
+
+
+def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
+    """spark.superspark.parquet.footer.everyWriter on a cluster: the executors' file systems add the
+    footer (the driver wrote none of the files), each file verifies valid with the command line."""
+    url, token, tails = standalone_cluster
+    out = tmp_path / "data"
+    out.mkdir()
+    env = dict(os.environ, CLUSTER_TOKEN=token, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
+               PYTHONPATH=os.pathsep.join(filter(None, [os.path.join(REPO, "python"), os.environ.get("PYTHONPATH")])))
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    r = subprocess.run([sys.executable, "-c", _EVERY_WRITER_APP, url, str(out)], env=env, capture_output=True,
+                       text=True, timeout=240)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
+    res = json.loads(lines[0][len("RESULT "):])
+    assert res["rows"] == list(range(400))
+    assert res["task_jvms"] == 2, "the tasks ran in the two executors"
+    assert res["driver_counts"]["extended"] == 0, "the driver wrote no data file"
+    files = sorted(str(p) for p in (out / "pq").glob("*.parquet"))
+    assert len(files) == 4
+    v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
+                       capture_output=True, text=True, env=env)
+    assert [x["status"] for x in json.loads(v.stdout)] == ["valid"] * 4, v.stdout + v.stderr

@@ -31,7 +31,8 @@ from __future__ import annotations
 import json
 from typing import Dict
 
-__all__ = ["footer_metrics", "reset_footer_metrics", "scan_metrics", "footer_cache_metrics", "clear_footer_cache"]
+__all__ = ["footer_metrics", "reset_footer_metrics", "scan_metrics", "footer_cache_metrics", "clear_footer_cache",
+           "every_writer_counts", "reset_every_writer_counts"]
 
 
 def _jvm_metrics(spark):
@@ -81,3 +82,18 @@ def footer_cache_metrics(spark) -> Dict[str, int]:
 def clear_footer_cache(spark) -> None:
     """Empties the driver JVM's footer cache (in local mode, the executors' too: one JVM)."""
     spark.sparkContext._jvm.io.superspark.parquet.interceptor.FooterCache.clear()
+
+
+def every_writer_counts(spark) -> Dict[str, int]:
+    """With ``spark.superspark.parquet.footer.everyWriter=true``: the Parquet files this JVM (the
+    driver; in local mode also every task) wrote, by outcome: ``extended`` (the footer was added),
+    or left alone by reason (``alreadyExtended``, ``encrypted``, ``tailOverLimit``, ``flushed``,
+    ``sizeRecordedByWriter``, ``unrepresentable``, ``notParquetTail``, ``deltaLog``,
+    ``notParquetName``), and ``heldBytesPeak``, the most bytes held back at once by open files.
+    Executors of a cluster keep their own counts (and log each file left alone)."""
+    return json.loads(spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup.countsJson())
+
+
+def reset_every_writer_counts(spark) -> None:
+    """Starts the counts of :func:`every_writer_counts` from zero."""
+    spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup.reset()

@@ -21,6 +21,7 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     InterceptorVersions.requireJarLine()
     SuperSparkSQLConf.register()
+    parquet.footer.writers.EveryWriterSetup.install()
     SuperSparkFunctions.all.foreach(extensions.injectFunction)
     parquet.footer.tools.FooterTableJob.tableFunctions.foreach(extensions.injectTableFunction)
     if (InterceptorVersions.interceptorEnabled()) {

@@ -32,4 +32,15 @@ private[superspark] object ThriftFields {
     }
     found.map(at => (at, last))
   }
+
+  /** Whether the struct has a top-level field `id` (walked like [[extensionField]]). */
+  def hasField(struct: Array[Byte], id: Int): Boolean = {
+    val r = new ThriftCompactReader(struct)
+    r.structBegin()
+    while (r.nextField()) {
+      if (r.fieldId == id) return true
+      r.skip()
+    }
+    false
+  }
 }

@@ -9,4 +9,7 @@ import org.apache.spark.sql.errors.QueryCompilationErrors
 object SparkInternals {
   def wrongNumArgsError(name: String, validArities: Seq[Int], actual: Int): Throwable =
     QueryCompilationErrors.wrongNumArgsError(name, validArities.map(_.toString), actual)
+
+  /** The running application's SparkContext, if any (`SparkContext.getActive` is `private[spark]`). */
+  def activeContext: Option[org.apache.spark.SparkContext] = org.apache.spark.SparkContext.getActive
 }

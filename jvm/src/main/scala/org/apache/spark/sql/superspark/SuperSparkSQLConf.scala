@@ -78,6 +78,31 @@ object SuperSparkSQLConf {
       "private form is read from its ordinary chunks, the ratified form cannot be read.")
       .version(Since).booleanConf.createWithDefault(true))
 
+  /** A static entry (set before the application starts), registered in Spark's SQL conf as it is created. */
+  private def staticEntry[T](key: String)(build: ConfigBuilder => ConfigEntry[T]): ConfigEntry[T] =
+    build(SQLConf.buildStaticConf(key))
+
+  val EveryWriter: ConfigEntry[Boolean] = staticEntry[Boolean]("spark.superspark.parquet.footer.everyWriter")(
+    _.doc("Every Parquet data file (*.parquet) that any JVM writer of this application creates through Hadoop's " +
+      "FileSystem API (Delta Lake, Structured Streaming, Hive tables, parquet-java's ParquetWriter...), on the driver " +
+      "and on every executor, carries the FlatBuffers footer in the form spark.superspark.parquet.footer.form names " +
+      "as the application starts (the final form is written as intermediate inside Delta tables). Each open file holds " +
+      "its last spark.superspark.parquet.footer.everyWriter.maxTailBytes bytes back until it is closed. Files that " +
+      "cannot take the footer are written as their writer wrote them, counted and logged (docs/parquet-footer.md).")
+      .version(Since).booleanConf.createWithDefault(false))
+
+  val EveryWriterMaxTailBytes: ConfigEntry[Long] = staticEntry[Long]("spark.superspark.parquet.footer.everyWriter.maxTailBytes")(
+    _.doc("Most bytes one open Parquet file holds back with everyWriter on: the memory bound per open writer. A file " +
+      "whose footer (with its length and magic) is longer is written without the extension.")
+      .version(Since).bytesConf(org.apache.spark.network.util.ByteUnit.BYTE)
+      .checkValue(v => v >= 16 && v <= Int.MaxValue - 64L, "must be between 16 bytes and 2 GiB").createWithDefaultString("64m"))
+
+  val EveryWriterSchemesDefault = "file,hdfs,s3a,gs,abfs,abfss,wasb,wasbs,viewfs"
+
+  val EveryWriterSchemes: ConfigEntry[String] = staticEntry[String]("spark.superspark.parquet.footer.everyWriter.schemes")(
+    _.doc("The file system schemes whose writes everyWriter holds (comma-separated).")
+      .version(Since).stringConf.createWithDefault(EveryWriterSchemesDefault))
+
   /** Makes sure the entries are registered (initializes this object). */
   val BsupInferenceThreads: ConfigEntry[Int] = entry[Int]("spark.superspark.bsup.inference.threads")(
     _.doc("Most files whose first values the bsup data source's schema inference reads at once, on the driver " +

@@ -1,0 +1,194 @@
+"""make bench-every-writer: Delta Lake's own writes with spark.superspark.parquet.footer.everyWriter,
+against the same writes without it. Prints ratio= lines.
+
+Spark 4.2 with delta-spark 4.4.0 (.venv-spark4.2 and Delta's jars, made by `SPARK_LINE=4.2
+dev/setup.sh`). The setting is static, so each side is its own application ("off", "on"), both
+kept running and driven in turn by this script, which times each step from the side of the
+application that does it.
+
+1. write: a Delta append of APPEND_COLUMNS columns x APPEND_ROWS rows (doubles and ints computed
+   from the row number, APPEND_FILES files), ROUNDS paired rounds after a warm-up append on each
+   side; each round appends to a fresh table on both sides, off first then on. Printed: the
+   medians with min-max, `ratio=` off/on (write overhead = on/off - 1), and the most bytes the
+   `on` side held back at once (heldBytesPeak: the memory of its open writers).
+2. read: a WIDE_COLUMNS-column Delta table (WIDE_FILES files of WIDE_ROW_GROUPS row groups of
+   WIDE_ROWS rows: a footer-parsing query, as bench-interceptor's) written by Delta's append on
+   each side; then, in the `on` application, Delta's scan of 5 columns with a filter, counted,
+   twice in a row (first: footer cache emptied; second: superspark's warm footer cache against
+   Delta's own uncached reader), on the table the `off` side wrote with
+   spark.superspark.parquet.footer.read=false (Delta's reader, no superspark code in the scan's
+   path) and on the table the `on` side wrote with it true; ROUNDS rounds after a warm-up round.
+
+Warm: the JVMs (a warm-up step on each side before the timed rounds) and the OS page cache (the
+files are on local disk and were just written); cold: the footer cache before each first query.
+
+Environment: BENCH_APPEND_COLUMNS (1000), BENCH_APPEND_ROWS (200000), BENCH_APPEND_FILES (4),
+BENCH_WIDE_COLUMNS (10000), BENCH_WIDE_FILES (8), BENCH_WIDE_ROW_GROUPS (20), BENCH_WIDE_ROWS (5),
+BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read).
+"""
+
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+APPEND_COLUMNS = int(os.environ.get("BENCH_APPEND_COLUMNS", 1000))
+APPEND_ROWS = int(os.environ.get("BENCH_APPEND_ROWS", 200000))
+APPEND_FILES = int(os.environ.get("BENCH_APPEND_FILES", 4))
+WIDE_COLUMNS = int(os.environ.get("BENCH_WIDE_COLUMNS", 10000))
+WIDE_FILES = int(os.environ.get("BENCH_WIDE_FILES", 8))
+WIDE_ROW_GROUPS = int(os.environ.get("BENCH_WIDE_ROW_GROUPS", 20))
+WIDE_ROWS = int(os.environ.get("BENCH_WIDE_ROWS", 5))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
+PARTS = set(os.environ.get("BENCH_PARTS", "write,read").split(","))
+BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-every-writer"))
+
+# The application each side runs: reads one command (JSON) per line, answers one JSON line.
+_SIDE = r'''
+import json, sys, time
+import superspark
+from superspark import parquet_interceptor as pi
+on, jars = sys.argv[1] == "on", sys.argv[2]
+spark = superspark.session("bench-every-writer-" + sys.argv[1], master="local[2]", **{
+    "spark.jars": jars,
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    "spark.superspark.parquet.footer.everyWriter": "true" if on else "false",
+    "spark.driver.memory": "6g", "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2", "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.superspark.parquet.footer.cache.maxBytes": "2g"})
+spark.sparkContext.setLogLevel("ERROR")
+hconf = spark.sparkContext._jsc.hadoopConfiguration()
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    c = json.loads(line)
+    if c["op"] == "append":
+        n = c["columns"]
+        exprs = ["id"] + [f"CAST(id * {i} AS INT) AS c{i}" if i % 2 else f"CAST(id AS DOUBLE) * {i} / 7 AS c{i}"
+                          for i in range(1, n)]
+        df = spark.range(0, c["rows"], 1, c["files"]).selectExpr(*exprs)
+        rg = c.get("row_group_rows")
+        if rg:  # row groups of rg rows: the memory check after every rg rows, any size over the bound
+            for k, v in (("parquet.block.size", "1"), ("parquet.page.size.row.check.min", str(rg)),
+                         ("parquet.page.size.row.check.max", str(rg))):
+                hconf.set(k, v)
+        pi.reset_every_writer_counts(spark)
+        t = time.perf_counter()
+        df.write.format("delta").mode("append").save(c["path"])
+        secs = time.perf_counter() - t
+        for k in ("parquet.block.size", "parquet.page.size.row.check.min", "parquet.page.size.row.check.max"):
+            hconf.unset(k)
+        print(json.dumps({"secs": secs, "counts": pi.every_writer_counts(spark)}), flush=True)
+    elif c["op"] == "query":
+        spark.conf.set("spark.superspark.parquet.footer.read", "true" if c["read"] else "false")
+        cols = c["cols"]
+        pi.clear_footer_cache(spark)
+        out = []
+        for q in ("first", "second"):
+            pi.reset_footer_metrics(spark)
+            t = time.perf_counter()
+            n = spark.read.format("delta").load(c["path"]).select(*cols).where(f"{cols[0]} < 500").count()
+            out.append({"secs": time.perf_counter() - t, "count": n, "metrics": pi.footer_metrics(spark)})
+        spark.conf.unset("spark.superspark.parquet.footer.read")
+        print(json.dumps(out), flush=True)
+spark.stop()
+'''
+
+
+class Side:
+    def __init__(self, name, jars):
+        self.name = name
+        self.p = subprocess.Popen([sys.executable, "-c", _SIDE, name, ",".join(jars)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+        assert json.loads(self.p.stdout.readline())["ready"]
+
+    def ask(self, **cmd):
+        self.p.stdin.write(json.dumps(cmd) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise SystemExit(f"the {self.name} application ended: see its log above")
+        return json.loads(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=120)
+
+
+def spread(xs):
+    return f"{statistics.median(xs):.3f}s (min {min(xs):.3f}, max {max(xs):.3f})"
+
+
+def main() -> None:
+    jars = sorted(glob.glob(os.path.join(ROOT, "jvm", "target", "spark-4.2", "delta-jars", "*.jar")))
+    if not jars:
+        raise SystemExit("no Delta jars: run `SPARK_LINE=4.2 dev/setup.sh` first")
+    shutil.rmtree(BASE, ignore_errors=True)
+    os.makedirs(BASE)
+    off, on = Side("off", jars), Side("on", jars)
+    print(f"bench-every-writer {time.strftime('%Y-%m-%d %H:%M')} load {os.getloadavg()[0]:.1f}; "
+          f"{ROUNDS} paired rounds after a warm-up", flush=True)
+    try:
+        if "write" in PARTS:
+            spec = dict(columns=APPEND_COLUMNS, rows=APPEND_ROWS, files=APPEND_FILES)
+            t = {"off": [], "on": []}
+            held = []
+            for rnd in range(ROUNDS + 1):  # round 0: warm-up
+                for side in (off, on):
+                    r = side.ask(op="append", path=os.path.join(BASE, f"append-{side.name}-{rnd}"), **spec)
+                    if rnd:
+                        t[side.name].append(r["secs"])
+                    if side is on:
+                        assert r["counts"]["extended"] == APPEND_FILES, r["counts"]
+                        held.append(r["counts"]["heldBytesPeak"])
+                shutil.rmtree(os.path.join(BASE, f"append-off-{rnd}"))
+                shutil.rmtree(os.path.join(BASE, f"append-on-{rnd}"))
+            ratios = [a / b for a, b in zip(t["off"], t["on"])]
+            print(f"delta append {APPEND_COLUMNS} columns x {APPEND_ROWS} rows, {APPEND_FILES} files: "
+                  f"off {spread(t['off'])}, on {spread(t['on'])}", flush=True)
+            print(f"append_write: ratio={statistics.median(ratios):.3f} (off/on per round, min {min(ratios):.3f}, "
+                  f"max {max(ratios):.3f}; overhead {100 * (1 / statistics.median(ratios) - 1):+.1f}%)", flush=True)
+            print(f"held bytes per writer: peak {max(held)} bytes over the run ({max(held) // (1 << 20)} MiB, "
+                  f"2 tasks writing at once)", flush=True)
+        if "read" in PARTS:
+            spec = dict(columns=WIDE_COLUMNS, rows=WIDE_FILES * WIDE_ROW_GROUPS * WIDE_ROWS, files=WIDE_FILES,
+                        row_group_rows=WIDE_ROWS)
+            tables = {}
+            for side in (off, on):
+                tables[side.name] = os.path.join(BASE, f"wide-{side.name}")
+                r = side.ask(op="append", path=tables[side.name], **spec)
+                print(f"wide table ({side.name}): written by Delta in {r['secs']:.1f} s, counts {r['counts']}", flush=True)
+            cols = [f"c{i}" for i in (0, WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
+            t = {(q, m): [] for q in ("first", "second") for m in ("off", "on")}
+            flat = None
+            for rnd in range(ROUNDS + 1):
+                for m in ("off", "on"):
+                    res = on.ask(op="query", path=tables[m], cols=cols, read=(m == "on"))
+                    assert res[0]["count"] == res[1]["count"] == 500, res
+                    if rnd:
+                        t[("first", m)].append(res[0]["secs"])
+                        t[("second", m)].append(res[1]["secs"])
+                    if m == "on":
+                        flat = res[0]["metrics"]["footers_flatbuffer"]
+            print(f"wide Delta table: {WIDE_FILES} files x {WIDE_COLUMNS} columns x {WIDE_ROW_GROUPS} row groups of "
+                  f"{WIDE_ROWS} rows; 5 columns read; footers decoded from the FlatBuffer on the first query: {flat}")
+            for q in ("first", "second"):
+                ratios = [a / b for a, b in zip(t[(q, "off")], t[(q, "on")])]
+                label = "footer cache empty on both sides" if q == "first" else \
+                    "superspark's warm footer cache against Delta's uncached reader"
+                print(f"delta_wide_{q}: off {spread(t[(q, 'off')])}, on {spread(t[(q, 'on')])}; "
+                      f"ratio={statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}; {label})",
+                      flush=True)
+    finally:
+        off.close()
+        on.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+package io.superspark.parquet.footer.writers
+
+import java.net.URI
+
+import org.apache.hadoop.fs.FileSystem
+import org.apache.spark.SparkContext
+import org.apache.spark.sql.superspark.{SparkInternals, SuperSparkSQLConf}
+import org.slf4j.LoggerFactory
+
+import io.superspark.parquet.footer.codec.FooterForm
+
+/**
+ * Turns [[EveryWriter]] on for an application when `spark.superspark.parquet.footer.everyWriter`
+ * is true in its Spark conf: sets the wrapped schemes' `fs.<scheme>.impl` and the settings in the
+ * driver's Hadoop configuration, from which every job's configuration (and so every task's, on
+ * every executor) is copied. Called by the extension when a session starts.
+ */
+private[superspark] object EveryWriterSetup {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  def install(): Unit = SparkInternals.activeContext.foreach(install)
+
+  def install(sc: SparkContext): Unit = if (sc.getConf.getBoolean(SuperSparkSQLConf.EveryWriter.key, false)) synchronized {
+    val conf = sc.getConf
+    val formName = conf.get(SuperSparkSQLConf.FooterForm.key, "private").trim.toLowerCase(java.util.Locale.ROOT)
+    val form = FooterForm.parse(formName).filter(_ != FooterForm.Plain).getOrElse(throw new IllegalArgumentException(
+      s"${SuperSparkSQLConf.FooterForm.key}=$formName: expected one of ${SuperSparkSQLConf.FooterFormValues.mkString(", ")}"))
+    val maxTail = conf.getSizeAsBytes(SuperSparkSQLConf.EveryWriterMaxTailBytes.key, "64m")
+    val schemes = conf.get(SuperSparkSQLConf.EveryWriterSchemes.key, SuperSparkSQLConf.EveryWriterSchemesDefault)
+      .split(",").map(_.trim.toLowerCase(java.util.Locale.ROOT)).filter(_.nonEmpty).toSeq
+    EveryWriter.configure(sc.hadoopConfiguration, schemes, form, maxTail)
+    // A local file system made before this (Spark's start-up) sits in Hadoop's cache, which is
+    // keyed by scheme, not by class: close it so the next `FileSystem.get` makes the wrapper.
+    val local = FileSystem.get(URI.create("file:///"), sc.hadoopConfiguration)
+    if (!local.isInstanceOf[EveryWriterLocalFileSystem]) local.close()
+    log.info(s"every writer: Parquet files written through ${schemes.mkString(", ")} get the $form footer form " +
+      s"(held tail at most $maxTail bytes per open file)")
+  }
+
+  /** [[EveryWriter.counts]] as JSON, for Python. */
+  def countsJson(): String = EveryWriter.counts.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+  def reset(): Unit = EveryWriter.reset()
+}

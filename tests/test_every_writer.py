@@ -1,0 +1,240 @@
+"""``spark.superspark.parquet.footer.everyWriter``: every Parquet data file a JVM writer creates
+carries the footer (docs/parquet-footer.md, "Every writer").
+
+One application (tests/every_writer_app.py, its own process: the setting is static) writes
+with Delta Lake's operations (on the lines with Delta's jars), Structured Streaming, Hive-format
+tables, parquet-java's ``ParquetWriter`` and Spark's Parquet writer. Here: the rows it read back
+equal values computed in Python; every data file verifies ``valid`` with the footer command
+line; pyarrow, DuckDB and arrow-rs read each file the same; Delta's log gives each file its
+length on disk; Delta's own Parquet (checkpoints) is left alone.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RS = os.path.join(REPO, "dev", "parquet-rs-check", "target", "debug", "parquet-rs-check")
+
+
+def _line():
+    import pyspark
+    return ".".join(pyspark.__version__.split(".")[:2])
+
+
+def _jars(kind):
+    """Delta Lake's jars (lines 4.0-4.2) or Iceberg's Spark runtime (4.0, 4.1), as dev/setup.sh fetched them."""
+    return sorted(glob.glob(os.path.join(REPO, "jvm", "target", f"spark-{_line()}", f"{kind}-jars", "*.jar")))
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("every-writer"))
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    p = subprocess.run([sys.executable, os.path.join(REPO, "tests", "every_writer_app.py"), out, ",".join(_jars("delta") + _jars("iceberg"))],
+                       capture_output=True, text=True, timeout=1200, env=env)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-8000:]
+    with open(os.path.join(out, "result.json")) as f:
+        return json.load(f)
+
+
+def _row(i, v=None, s=None):
+    return [i, f"p{i % 3}", i * 0.5 if v is None else v, f"s{i}" if s is None else s]
+
+
+def _expected(delta, app_iceberg=False):
+    e = {
+        "stream_parquet": [_row(i) for i in range(70)],
+        "hive_insert": [_row(i) for i in range(50)] + [[i + 50] + _row(i)[1:] for i in range(50)],
+        "hive_save_as_table": [_row(i) for i in range(45)],
+        "parquet_java": [_row(i) for i in range(33)],
+        "spark_plain": [_row(i) for i in range(25)],
+        "spark_footer_write": [_row(i) for i in range(25)],
+    }
+    if app_iceberg:
+        e["iceberg"] = [_row(i) for i in range(64)]
+    if delta:
+        updated = [_row(i, s="u" if i % 3 == 0 else None) for i in range(100)]
+        dv = [_row(i) for i in range(100) if i % 4 != 1]
+        e.update({
+            "delta_append": [_row(i) for i in range(160)],
+            "delta_time_travel": [_row(i) for i in range(100)],
+            "delta_partitioned_append": [_row(i) for i in range(90)],
+            "delta_partitioned_overwrite": [_row(i) for i in range(200, 230)],
+            "delta_overwrite": [_row(i) for i in range(40, 70)],
+            "delta_merge": [_row(i) for i in range(50)] + [_row(i, v=i * 10.0, s=f"m{i}") for i in range(50, 150)],
+            "delta_update": updated,
+            "delta_delete": [r for r in updated if r[0] % 4 != 0],
+            "delta_restore": [_row(i) for i in range(100)],
+            "delta_vacuum": [_row(i) for i in range(100)],
+            "delta_delete_dv": dv,
+            "delta_update_dv": [r if r[0] % 5 else r[:3] + ["w"] for r in dv],
+            "delta_optimize": [_row(i) for i in range(80)],
+            "delta_zorder": [_row(i) for i in range(80)],
+            "delta_rtas": [_row(i) for i in range(30, 75)],
+            "delta_stream": [_row(i) for i in range(70)],
+        })
+    return {k: sorted(v) for k, v in e.items()}
+
+
+def test_every_scenario_reads_the_rows_computed_here(app):
+    expected = _expected(app["delta"], app["iceberg"])
+    assert sorted(app["scenarios"]) == sorted(expected)
+    for name, want in expected.items():
+        got = app["scenarios"][name]
+        assert got["rows"] == want, name
+        if "rows_spark" in got:
+            assert got["rows_spark"] == want, f"{name}: Spark's own Parquet code"
+
+
+def _files(app):
+    return sorted({f for s in app["scenarios"].values() for f in s.get("files", [])})
+
+
+def test_every_data_file_verifies_valid_with_the_command_line(app):
+    files = _files(app)
+    assert len(files) >= 20
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
+                       capture_output=True, text=True, timeout=600)
+    results = json.loads(p.stdout)
+    bad = [(r["path"], r["status"], r.get("reason")) for r in results if r["status"] != "valid"]
+    assert not bad and len(results) == len(files), bad
+    assert p.returncode == 0
+    forms = {r["path"]: r for r in json.loads(subprocess.run(
+        [sys.executable, "-m", "superspark.footer", "inspect", "--json", *files], capture_output=True, text=True).stdout)}
+    assert {forms[f]["form"] for f in files} == {app["form"]}, "every file in the session's form"
+    for name, s in app["scenarios"].items():
+        for f in s.get("files", []):
+            assert f.startswith(s["root"]), (name, f)
+    assert app["counts"]["extended"] >= len(files) - len(app["scenarios"]["spark_footer_write"]["files"])
+
+
+def test_spark_s_own_footer_writes_are_not_extended_twice(app):
+    s = app["scenarios"]["spark_footer_write"]
+    assert s["files"] and s["already_extended"] == len(s["files"])
+
+
+def _arrow_rows(path):
+    t = pq.read_table(path)
+    return sorted(zip(*(t.column(c).to_pylist() for c in ("id", "part", "v", "s"))))
+
+
+def _duck_rows(path):
+    import duckdb
+    return sorted(duckdb.sql(f"SELECT id, part, v, s FROM read_parquet('{path}', hive_partitioning = false)").fetchall())
+
+
+def test_pyarrow_duckdb_and_arrow_rs_read_each_file_the_same(app):
+    if not os.access(RS, os.X_OK):
+        pytest.fail(f"{RS} is missing: build it with `make parquet-rs-check`")
+    for f in _files(app):
+        names = pq.read_schema(f).names
+        if "part" not in names:  # a partitioned table's files: the partition value is in the path
+            continue
+        a = _arrow_rows(f)
+        assert a == _duck_rows(f), f
+        d = subprocess.run([RS, "dump", f], capture_output=True, text=True)
+        assert d.returncode == 0, d.stdout + d.stderr
+        dump = json.loads(d.stdout)
+        assert dump["num_rows"] == len(a), f
+        ids = [v for g in dump["row_groups"] for c in g["columns"] if c["path"] == "id" for v in c["values"]]
+        assert sorted(int(i) for i in ids) == sorted(r[0] for r in a), f
+
+
+def test_files_read_by_pyarrow_are_the_table_where_every_file_is_live(app):
+    """Where every data file on disk is part of the result (no Delta), pyarrow's reading of the
+    files is the expected table itself: the same values as Spark read, from an independent reader."""
+    expected = _expected(app["delta"], app["iceberg"])
+    for name in ("stream_parquet", "hive_insert", "hive_save_as_table", "parquet_java", "spark_plain"):
+        got = sorted(list(r) for f in app["scenarios"][name]["files"] for r in _arrow_rows(f))
+        assert got == expected[name], name
+
+
+def _delta_adds(root):
+    """Every AddFile of the table's JSON commits: (path, size), replayed from version 0."""
+    adds = []
+    for commit in sorted(glob.glob(os.path.join(root, "_delta_log", "*.json"))):
+        with open(commit) as f:
+            for line in f:
+                a = json.loads(line).get("add")
+                if a:
+                    adds.append((a["path"], a["size"], a.get("stats")))
+    return adds
+
+
+def test_delta_log_sizes_and_stats_are_the_files(app):
+    if not app["delta"]:
+        pytest.skip("no Delta Lake for this Spark line (delta-spark 4.4.0 has 4.0-4.2)")
+    from urllib.parse import unquote
+    checked = 0
+    for name, s in app["scenarios"].items():
+        if not name.startswith("delta_") or "root" not in s:
+            continue
+        for path, size, stats in _delta_adds(s["root"]):
+            f = os.path.join(s["root"], unquote(path))
+            if os.path.exists(f):  # VACUUM removed the files no version needs
+                assert os.path.getsize(f) == size, (name, path)
+                if stats:
+                    assert json.loads(stats)["numRecords"] == pq.ParquetFile(f).metadata.num_rows, (name, path)
+                checked += 1
+    assert checked >= 20
+
+
+def test_delta_checkpoints_are_left_alone_and_read_back(app):
+    if not app["delta"]:
+        pytest.skip("no Delta Lake for this Spark line (delta-spark 4.4.0 has 4.0-4.2)")
+    cps = app["scenarios"]["delta_append"]["checkpoints"]
+    assert cps, "delta.checkpointInterval = 2 wrote no checkpoint"
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", "inspect", "--json", *cps],
+                       capture_output=True, text=True)
+    assert {r["form"] for r in json.loads(p.stdout)} == {"plain"}
+    # the table was read after DeltaLog.clearCache(), so from the checkpoint: the rows test covers it
+
+
+DV_SCANS = ("delta_delete_dv", "delta_update_dv")
+
+
+def test_the_table_s_own_reads_use_the_footer(app):
+    """Every scan decodes its data files' footers from the FlatBuffer (Delta's Thrift-only reads
+    are its log checkpoints, which keep the plain footer)."""
+    for name, s in app["scenarios"].items():
+        if "footer_metrics" not in s or name in DV_SCANS:
+            continue
+        assert s["footer_metrics"]["footers_flatbuffer"] > 0, name
+        if not name.startswith("delta_"):
+            assert s["footer_metrics"]["footers_thrift"] == 0, name
+
+
+def test_delta_scans_with_deletion_vectors_do_not_reach_the_footer_library_yet(app):
+    """Pins a documented limit (docs/parquet-footer.md): Delta's scans of a table with deletion
+    vectors read footers with Delta's own reader, not superspark's footer library."""
+    if not app["delta"]:
+        pytest.skip("no Delta Lake for this Spark line (delta-spark 4.4.0 has 4.0-4.2)")
+    for name in DV_SCANS:
+        m = app["scenarios"][name]["footer_metrics"]
+        assert m["footers_flatbuffer"] == 0 and m["footers_thrift"] == 0, (name, m)
+
+
+def test_iceberg_files_are_left_alone_with_their_recorded_sizes(app):
+    """Iceberg's manifests record the byte count its writer counted, and its readers seek from it:
+    everyWriter leaves its files (key ``iceberg.schema``) exactly as written, so the recorded size
+    is each file's length and the table reads back (the rows test)."""
+    if not app["iceberg"]:
+        pytest.skip("no Iceberg Spark runtime for this Spark line (1.11.0 for 4.0, 1.12.0 for 4.1)")
+    s = app["scenarios"]["iceberg"]
+    files = s["iceberg_files"]
+    assert len(files) >= 2 and len(s["recorded_sizes"]) == len(files)
+    for path, size in s["recorded_sizes"]:
+        local = path[len("file:"):] if path.startswith("file:") else path
+        assert os.path.getsize(local) == size, path
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", "inspect", "--json", *files],
+                       capture_output=True, text=True)
+    assert {r["form"] for r in json.loads(p.stdout)} == {"plain"}
+    assert app["counts"]["sizeRecordedByWriter"] >= len(files)
