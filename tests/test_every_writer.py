@@ -95,7 +95,8 @@ def test_every_scenario_reads_the_rows_computed_here(app):
 
 
 def _files(app):
-    return sorted({f for s in app["scenarios"].values() for f in s.get("files", [])})
+    """The data files the scenarios listed that are still there (VACUUM removes the ones no version needs)."""
+    return sorted({f for s in app["scenarios"].values() for f in s.get("files", []) if os.path.exists(f)})
 
 
 def test_every_data_file_verifies_valid_with_the_command_line(app):
