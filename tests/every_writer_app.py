@@ -23,12 +23,21 @@ out, jars = sys.argv[1], [j for j in (sys.argv[2] if len(sys.argv) > 2 else "").
 delta = any("delta-spark" in os.path.basename(j) for j in jars)
 iceberg = any("iceberg-spark-runtime" in os.path.basename(j) for j in jars)
 form = os.environ.get("EVERY_WRITER_FORM", "private")
+# EVERY_WRITER_SCENARIOS=core: the writers of each kind once (the other Delta lines in make test-lines)
+CORE = {"delta_append", "delta_time_travel", "delta_merge", "delta_delete_dv", "delta_update_dv", "delta_optimize",
+        "iceberg", "stream_parquet", "parquet_java", "spark_plain", "spark_footer_write"}
+full = os.environ.get("EVERY_WRITER_SCENARIOS", "all") != "core"
+
+
+def want(*names):
+    return full or any(n in CORE for n in names)
+
 conf = {
     "spark.superspark.parquet.footer.everyWriter": "true",
     "spark.superspark.parquet.footer.form": form,
     "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
     "spark.sql.warehouse.dir": os.path.join(out, "warehouse"),
-    "spark.sql.catalogImplementation": "hive",
+    **({"spark.sql.catalogImplementation": "hive"} if full else {}),
     "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={os.path.join(out, 'metastore')};create=true",
     "spark.driver.extraJavaOptions": f"-Dderby.system.home={out}",
 }
@@ -46,7 +55,7 @@ if iceberg:  # a Hadoop catalog in OUT
 spark = superspark.session("every-writer", master="local[2]", **conf)
 spark.sparkContext.setLogLevel("ERROR")
 jvm = spark.sparkContext._jvm
-result = {"delta": delta, "iceberg": iceberg, "scenarios": {}, "form": form}
+result = {"delta": delta, "iceberg": iceberg, "scenarios": {}, "form": form, "full": full, "core": sorted(CORE)}
 COLS = "id INT, part STRING, v DOUBLE, s STRING"
 
 
@@ -94,6 +103,86 @@ def run_stream(src, fmt, dest, ckpt):
     q.awaitTermination(300)
 
 
+def partitioned_and_overwrite(d):
+    p = os.path.join(d, "partitioned")
+    base(0, 60).write.format("delta").partitionBy("part").save(p)
+    base(60, 90).write.format("delta").partitionBy("part").mode("append").save(p)
+    record("delta_partitioned_append", p, delta_read(p))
+    base(200, 230).write.format("delta").partitionBy("part").mode("overwrite").save(p)
+    record("delta_partitioned_overwrite", p, delta_read(p))
+    p = os.path.join(d, "overwrite")
+    base(0, 40).write.format("delta").save(p)
+    base(40, 70).write.format("delta").mode("overwrite").save(p)
+    record("delta_overwrite", p, delta_read(p))
+
+
+
+def merge(d):
+    p = os.path.join(d, "merge")
+    base(0, 100).write.format("delta").save(p)
+    base(50, 150).selectExpr("id", "part", "CAST(id AS DOUBLE) * 10.0 AS v", "concat('m', id) AS s").createOrReplaceTempView("src")
+    spark.sql(f"""MERGE INTO delta.`{p}` t USING src ON t.id = src.id
+                  WHEN MATCHED THEN UPDATE SET t.v = src.v, t.s = src.s
+                  WHEN NOT MATCHED THEN INSERT *""")
+    record("delta_merge", p, delta_read(p))
+
+
+
+def update_delete_restore_vacuum(d):
+    p = os.path.join(d, "update")
+    spark.sql(f"CREATE TABLE delta.`{p}` ({COLS}) USING delta TBLPROPERTIES (delta.enableDeletionVectors = false)")
+    base(0, 100).write.format("delta").mode("append").save(p)
+    spark.sql(f"UPDATE delta.`{p}` SET s = 'u' WHERE id % 3 = 0")
+    record("delta_update", p, delta_read(p))
+    spark.sql(f"DELETE FROM delta.`{p}` WHERE id % 4 = 0")
+    record("delta_delete", p, delta_read(p))
+    spark.sql(f"RESTORE TABLE delta.`{p}` TO VERSION AS OF 1")
+    record("delta_restore", p, delta_read(p))
+    spark.sql(f"VACUUM delta.`{p}` RETAIN 0 HOURS")
+    record("delta_vacuum", p, delta_read(p))
+
+
+
+def deletion_vectors(d):
+    p = os.path.join(d, "dv")
+    spark.sql(f"CREATE TABLE delta.`{p}` ({COLS}) USING delta TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    base(0, 100, 2).write.format("delta").mode("append").save(p)
+    spark.sql(f"DELETE FROM delta.`{p}` WHERE id % 4 = 1")
+    record("delta_delete_dv", p, delta_read(p), {"dv_files": sorted(glob.glob(os.path.join(p, "*.bin")))})
+    spark.sql(f"UPDATE delta.`{p}` SET s = 'w' WHERE id % 5 = 0")
+    record("delta_update_dv", p, delta_read(p))
+
+
+
+def optimize(d):
+    p = os.path.join(d, "optimize")
+    for lo in range(0, 80, 20):
+        base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
+    spark.sql(f"OPTIMIZE delta.`{p}`")
+    record("delta_optimize", p, delta_read(p))
+    p = os.path.join(d, "zorder")
+    for lo in range(0, 80, 20):
+        base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
+    spark.sql(f"OPTIMIZE delta.`{p}` ZORDER BY (v)")
+    record("delta_zorder", p, delta_read(p))
+
+
+def rtas_and_stream(d):
+    p = os.path.join(d, "rtas")
+    base(0, 30).createOrReplaceTempView("b1")
+    spark.sql(f"CREATE OR REPLACE TABLE delta.`{p}` USING delta AS SELECT * FROM b1")
+    base(30, 75).createOrReplaceTempView("b2")
+    spark.sql(f"CREATE OR REPLACE TABLE delta.`{p}` USING delta AS SELECT * FROM b2")
+    record("delta_rtas", p, delta_read(p))
+
+    # Structured Streaming into a Delta table, restarted from its checkpoint
+    p, src = os.path.join(d, "stream"), os.path.join(out, "stream-in-delta")
+    stream_input(src, 0, 0, 40)
+    run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
+    stream_input(src, 1, 40, 70)
+    run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
+    record("delta_stream", p, delta_read(p))
+
 t0 = time.monotonic()
 pi.reset_every_writer_counts(spark)
 
@@ -109,76 +198,19 @@ if delta:
     record("delta_append", p, delta_read(p), {"checkpoints": sorted(glob.glob(os.path.join(p, "_delta_log", "*.checkpoint*.parquet")))})
     result["scenarios"]["delta_time_travel"] = {"rows": rows(spark.read.format("delta").option("versionAsOf", 1).load(p))}
 
-    # partitioned append, then overwrite
-    p = os.path.join(d, "partitioned")
-    base(0, 60).write.format("delta").partitionBy("part").save(p)
-    base(60, 90).write.format("delta").partitionBy("part").mode("append").save(p)
-    record("delta_partitioned_append", p, delta_read(p))
-    base(200, 230).write.format("delta").partitionBy("part").mode("overwrite").save(p)
-    record("delta_partitioned_overwrite", p, delta_read(p))
-    p = os.path.join(d, "overwrite")
-    base(0, 40).write.format("delta").save(p)
-    base(40, 70).write.format("delta").mode("overwrite").save(p)
-    record("delta_overwrite", p, delta_read(p))
+    if want("delta_partitioned_append"):
+        partitioned_and_overwrite(d)
+    if want("delta_merge"):
+        merge(d)
+    if want("delta_update"):
+        update_delete_restore_vacuum(d)
+    if want("delta_delete_dv"):
+        deletion_vectors(d)
+    if want("delta_optimize"):
+        optimize(d)
+    if want("delta_rtas"):
+        rtas_and_stream(d)
 
-    # MERGE
-    p = os.path.join(d, "merge")
-    base(0, 100).write.format("delta").save(p)
-    base(50, 150).selectExpr("id", "part", "CAST(id AS DOUBLE) * 10.0 AS v", "concat('m', id) AS s").createOrReplaceTempView("src")
-    spark.sql(f"""MERGE INTO delta.`{p}` t USING src ON t.id = src.id
-                  WHEN MATCHED THEN UPDATE SET t.v = src.v, t.s = src.s
-                  WHEN NOT MATCHED THEN INSERT *""")
-    record("delta_merge", p, delta_read(p))
-
-    # UPDATE, DELETE without deletion vectors; RESTORE
-    p = os.path.join(d, "update")
-    spark.sql(f"CREATE TABLE delta.`{p}` ({COLS}) USING delta TBLPROPERTIES (delta.enableDeletionVectors = false)")
-    base(0, 100).write.format("delta").mode("append").save(p)
-    spark.sql(f"UPDATE delta.`{p}` SET s = 'u' WHERE id % 3 = 0")
-    record("delta_update", p, delta_read(p))
-    spark.sql(f"DELETE FROM delta.`{p}` WHERE id % 4 = 0")
-    record("delta_delete", p, delta_read(p))
-    spark.sql(f"RESTORE TABLE delta.`{p}` TO VERSION AS OF 1")
-    record("delta_restore", p, delta_read(p))
-    spark.sql(f"VACUUM delta.`{p}` RETAIN 0 HOURS")
-    record("delta_vacuum", p, delta_read(p))
-
-    # DELETE and UPDATE with deletion vectors
-    p = os.path.join(d, "dv")
-    spark.sql(f"CREATE TABLE delta.`{p}` ({COLS}) USING delta TBLPROPERTIES (delta.enableDeletionVectors = true)")
-    base(0, 100, 2).write.format("delta").mode("append").save(p)
-    spark.sql(f"DELETE FROM delta.`{p}` WHERE id % 4 = 1")
-    record("delta_delete_dv", p, delta_read(p), {"dv_files": sorted(glob.glob(os.path.join(p, "*.bin")))})
-    spark.sql(f"UPDATE delta.`{p}` SET s = 'w' WHERE id % 5 = 0")
-    record("delta_update_dv", p, delta_read(p))
-
-    # OPTIMIZE (compaction, Z-order)
-    p = os.path.join(d, "optimize")
-    for lo in range(0, 80, 20):
-        base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
-    spark.sql(f"OPTIMIZE delta.`{p}`")
-    record("delta_optimize", p, delta_read(p))
-    p = os.path.join(d, "zorder")
-    for lo in range(0, 80, 20):
-        base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
-    spark.sql(f"OPTIMIZE delta.`{p}` ZORDER BY (v)")
-    record("delta_zorder", p, delta_read(p))
-
-    # REPLACE TABLE ... AS SELECT
-    p = os.path.join(d, "rtas")
-    base(0, 30).createOrReplaceTempView("b1")
-    spark.sql(f"CREATE OR REPLACE TABLE delta.`{p}` USING delta AS SELECT * FROM b1")
-    base(30, 75).createOrReplaceTempView("b2")
-    spark.sql(f"CREATE OR REPLACE TABLE delta.`{p}` USING delta AS SELECT * FROM b2")
-    record("delta_rtas", p, delta_read(p))
-
-    # Structured Streaming into a Delta table, restarted from its checkpoint
-    p, src = os.path.join(d, "stream"), os.path.join(out, "stream-in-delta")
-    stream_input(src, 0, 0, 40)
-    run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
-    stream_input(src, 1, 40, 70)
-    run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
-    record("delta_stream", p, delta_read(p))
 
 if iceberg:
     # Iceberg's manifests record each file's size as its writer counted it: its files are left alone
@@ -198,13 +230,18 @@ run_stream(src, "parquet", p, os.path.join(out, "ckpt-pq"))
 record("stream_parquet", p, lambda: spark.read.parquet(p))
 
 # Hive-format Parquet tables in spark_catalog: INSERT INTO, and saveAsTable
-spark.sql(f"CREATE TABLE hive_insert ({COLS}) STORED AS PARQUET")
-base(0, 50).createOrReplaceTempView("h")
-spark.sql("INSERT INTO hive_insert SELECT * FROM h")
-spark.sql("INSERT INTO hive_insert SELECT id + 50, part, v, s FROM h")
-record("hive_insert", os.path.join(out, "warehouse", "hive_insert"), lambda: spark.table("hive_insert"))
-base(0, 45).write.format("hive").option("fileFormat", "parquet").saveAsTable("hive_saved")
-record("hive_save_as_table", os.path.join(out, "warehouse", "hive_saved"), lambda: spark.table("hive_saved"))
+def hive_tables():
+    spark.sql(f"CREATE TABLE hive_insert ({COLS}) STORED AS PARQUET")
+    base(0, 50).createOrReplaceTempView("h")
+    spark.sql("INSERT INTO hive_insert SELECT * FROM h")
+    spark.sql("INSERT INTO hive_insert SELECT id + 50, part, v, s FROM h")
+    record("hive_insert", os.path.join(out, "warehouse", "hive_insert"), lambda: spark.table("hive_insert"))
+    base(0, 45).write.format("hive").option("fileFormat", "parquet").saveAsTable("hive_saved")
+    record("hive_save_as_table", os.path.join(out, "warehouse", "hive_saved"), lambda: spark.table("hive_saved"))
+
+
+if want("hive_insert"):
+    hive_tables()
 
 # parquet-java's own ParquetWriter, in the driver
 p = os.path.join(out, "parquet-java")

@@ -212,20 +212,29 @@ def standalone_cluster(tmp_path):
         assert not stray, f"JVMs left running after the cluster stopped: {stray}"
 
 
+def _app_env(token):
+    env = dict(os.environ, CLUSTER_TOKEN=token, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
+               PYTHONPATH=os.pathsep.join(filter(None, [os.path.join(REPO, "python"), os.environ.get("PYTHONPATH")])))
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    return env
+
+
+def _run_app(app, url, token, tails, out):
+    """Runs a driver program (`app`) against the cluster; its RESULT line, parsed."""
+    r = subprocess.run([sys.executable, "-c", app, url, str(out)], env=_app_env(token), capture_output=True,
+                       text=True, timeout=240)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
+    return json.loads(lines[0][len("RESULT "):])
+
+
 def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
     url, token, tails = standalone_cluster
     began = time.monotonic()
     out = tmp_path / "data"
     out.mkdir()
-    env = dict(os.environ, CLUSTER_TOKEN=token, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
-               PYTHONPATH=os.pathsep.join(filter(None, [os.path.join(REPO, "python"), os.environ.get("PYTHONPATH")])))
-    env.pop("SPARK_REMOTE", None)
-    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
-    r = subprocess.run([sys.executable, "-c", _APP, url, str(out)], env=env, capture_output=True, text=True,
-                       timeout=240)
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
-    res = json.loads(lines[0][len("RESULT "):])
+    res = _run_app(_APP, url, token, tails, out)
     print(f"cluster app: {time.monotonic() - began:.1f}s, phases (s since start): {res['phases']}")
 
     assert res["executors"] == 2
@@ -277,20 +286,12 @@ def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     url, token, tails = standalone_cluster
     out = tmp_path / "data"
     out.mkdir()
-    env = dict(os.environ, CLUSTER_TOKEN=token, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
-               PYTHONPATH=os.pathsep.join(filter(None, [os.path.join(REPO, "python"), os.environ.get("PYTHONPATH")])))
-    env.pop("SPARK_REMOTE", None)
-    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
-    r = subprocess.run([sys.executable, "-c", _EVERY_WRITER_APP, url, str(out)], env=env, capture_output=True,
-                       text=True, timeout=240)
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert r.returncode == 0 and lines, (r.returncode, r.stderr[-3000:], tails())
-    res = json.loads(lines[0][len("RESULT "):])
+    res = _run_app(_EVERY_WRITER_APP, url, token, tails, out)
     assert res["rows"] == list(range(400))
     assert res["task_jvms"] == 2, "the tasks ran in the two executors"
     assert res["driver_counts"]["extended"] == 0, "the driver wrote no data file"
     files = sorted(str(p) for p in (out / "pq").glob("*.parquet"))
     assert len(files) == 4
     v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
-                       capture_output=True, text=True, env=env)
+                       capture_output=True, text=True, env=_app_env(token))
     assert [x["status"] for x in json.loads(v.stdout)] == ["valid"] * 4, v.stdout + v.stderr

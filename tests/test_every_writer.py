@@ -37,7 +37,9 @@ def _jars(kind):
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("every-writer"))
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    # the whole matrix on 4.2 and 4.3; each kind of writer once on 4.0 and 4.1 (CI time)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable,
+               EVERY_WRITER_SCENARIOS="core" if _line() in ("4.0", "4.1") else "all")
     p = subprocess.run([sys.executable, os.path.join(REPO, "tests", "every_writer_app.py"), out, ",".join(_jars("delta") + _jars("iceberg"))],
                        capture_output=True, text=True, timeout=1200, env=env)
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-8000:]
@@ -84,8 +86,13 @@ def _expected(delta, app_iceberg=False):
     return {k: sorted(v) for k, v in e.items()}
 
 
+def _expected_of(app):
+    e = _expected(app["delta"], app["iceberg"])
+    return e if app["full"] else {k: v for k, v in e.items() if k in app["core"]}
+
+
 def test_every_scenario_reads_the_rows_computed_here(app):
-    expected = _expected(app["delta"], app["iceberg"])
+    expected = _expected_of(app)
     assert sorted(app["scenarios"]) == sorted(expected)
     for name, want in expected.items():
         got = app["scenarios"][name]
@@ -152,8 +159,10 @@ def test_pyarrow_duckdb_and_arrow_rs_read_each_file_the_same(app):
 def test_files_read_by_pyarrow_are_the_table_where_every_file_is_live(app):
     """Where every data file on disk is part of the result (no Delta), pyarrow's reading of the
     files is the expected table itself: the same values as Spark read, from an independent reader."""
-    expected = _expected(app["delta"], app["iceberg"])
+    expected = _expected_of(app)
     for name in ("stream_parquet", "hive_insert", "hive_save_as_table", "parquet_java", "spark_plain"):
+        if name not in expected:
+            continue
         got = sorted(list(r) for f in app["scenarios"][name]["files"] for r in _arrow_rows(f))
         assert got == expected[name], name
 

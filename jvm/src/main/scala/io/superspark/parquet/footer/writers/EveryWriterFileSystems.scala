@@ -43,62 +43,47 @@ private[writers] object Holding {
   val depth: ThreadLocal[Int] = ThreadLocal.withInitial(() => 0)
 }
 
-/** `file:` — Hadoop's `LocalFileSystem` (checksummed), its output streams held ([[EveryWriter]]). */
-private[superspark] class EveryWriterLocalFileSystem extends LocalFileSystem {
+/**
+ * The creates of a file system whose output streams are held ([[EveryWriter]]): mixed into
+ * the scheme's own class (or a filter over it), it wraps what that class's creates return.
+ */
+private[writers] trait HoldsTails extends FileSystem {
   private val holding = new Holding(this)
 
-  override def initialize(name: URI, conf: Configuration): Unit = {
+  abstract override def initialize(name: URI, conf: Configuration): Unit = {
     super.initialize(name, conf)
     holding.configure(conf)
   }
 
-  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
-      blockSize: Long, progress: Progressable): FSDataOutputStream =
+  abstract override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int,
+      replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
     holding(f)(super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
 
-  override def create(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
+  abstract override def create(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
       replication: Short, blockSize: Long, progress: Progressable, checksumOpt: ChecksumOpt): FSDataOutputStream =
     holding(f)(super.create(f, permission, flags, bufferSize, replication, blockSize, progress, checksumOpt))
 
-  override def createNonRecursive(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int,
+  abstract override def createNonRecursive(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int,
       replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
     holding(f)(super.createNonRecursive(f, permission, overwrite, bufferSize, replication, blockSize, progress))
 
-  override def createNonRecursive(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
-      replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
+  abstract override def createNonRecursive(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag],
+      bufferSize: Int, replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
     holding(f)(super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress))
 }
+
+/** `file:` — Hadoop's `LocalFileSystem` (checksummed), its output streams held ([[EveryWriter]]). */
+private[superspark] class EveryWriterLocalFileSystem extends LocalFileSystem with HoldsTails
 
 /** `hdfs:` — HDFS's `DistributedFileSystem`, its output streams held ([[EveryWriter]]). */
-private[superspark] class EveryWriterHdfs extends DistributedFileSystem {
-  private val holding = new Holding(this)
-
-  override def initialize(name: URI, conf: Configuration): Unit = {
-    super.initialize(name, conf)
-    holding.configure(conf)
-  }
-
-  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
-      blockSize: Long, progress: Progressable): FSDataOutputStream =
-    holding(f)(super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
-
-  override def create(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
-      replication: Short, blockSize: Long, progress: Progressable, checksumOpt: ChecksumOpt): FSDataOutputStream =
-    holding(f)(super.create(f, permission, flags, bufferSize, replication, blockSize, progress, checksumOpt))
-
-  override def createNonRecursive(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
-      replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
-    holding(f)(super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress))
-}
+private[superspark] class EveryWriterHdfs extends DistributedFileSystem with HoldsTails
 
 /**
  * Any other scheme (`s3a:`, `gs:`, `abfs:`...): a filter over the scheme's own file system — the
  * class set for it before ([[EveryWriter.delegateKey]]), else the one Hadoop finds for the scheme
  * — whose output streams are held ([[EveryWriter]]).
  */
-private[superspark] class EveryWriterFileSystem extends FilterFileSystem {
-  private val holding = new Holding(this)
-
+private[superspark] class EveryWriterFileSystem extends FilterFileSystem with HoldsTails {
   override def initialize(name: URI, conf: Configuration): Unit = {
     val scheme = name.getScheme
     val cls = Option(conf.get(EveryWriter.delegateKey(scheme))) match {
@@ -111,20 +96,7 @@ private[superspark] class EveryWriterFileSystem extends FilterFileSystem {
     fs = cls.getDeclaredConstructor().newInstance().asInstanceOf[FileSystem]
     fs.initialize(name, conf)
     super.initialize(name, conf)
-    holding.configure(conf)
   }
 
   override def getScheme: String = fs.getScheme
-
-  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
-      blockSize: Long, progress: Progressable): FSDataOutputStream =
-    holding(f)(super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
-
-  override def create(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
-      replication: Short, blockSize: Long, progress: Progressable, checksumOpt: ChecksumOpt): FSDataOutputStream =
-    holding(f)(super.create(f, permission, flags, bufferSize, replication, blockSize, progress, checksumOpt))
-
-  override def createNonRecursive(f: Path, permission: FsPermission, flags: EnumSet[CreateFlag], bufferSize: Int,
-      replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream =
-    holding(f)(super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress))
 }
