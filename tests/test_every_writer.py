@@ -106,18 +106,25 @@ def _files(app):
     return sorted({f for s in app["scenarios"].values() for f in s.get("files", []) if os.path.exists(f)})
 
 
-def test_every_data_file_verifies_valid_with_the_command_line(app):
-    files = _files(app)
-    assert len(files) >= 20
+@pytest.fixture(scope="module")
+def verified(app):
+    """`superspark-footer verify --json` once over every file the other tests look at: the data
+    files, Delta's checkpoints and Iceberg's files; by path."""
+    files = _files(app) + app["scenarios"].get("delta_append", {}).get("checkpoints", []) + \
+        app["scenarios"].get("iceberg", {}).get("iceberg_files", [])
     p = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
                        capture_output=True, text=True, timeout=600)
     results = json.loads(p.stdout)
-    bad = [(r["path"], r["status"], r.get("reason")) for r in results if r["status"] != "valid"]
-    assert not bad and len(results) == len(files), bad
-    assert p.returncode == 0
-    forms = {r["path"]: r for r in json.loads(subprocess.run(
-        [sys.executable, "-m", "superspark.footer", "inspect", "--json", *files], capture_output=True, text=True).stdout)}
-    assert {forms[f]["form"] for f in files} == {app["form"]}, "every file in the session's form"
+    assert sorted(r["path"] for r in results) == sorted(files), p.stderr[-3000:]
+    return {r["path"]: r for r in results}
+
+
+def test_every_data_file_verifies_valid_with_the_command_line(app, verified):
+    files = _files(app)
+    assert len(files) >= 20
+    bad = [(f, verified[f]["status"], verified[f].get("reason")) for f in files if verified[f]["status"] != "valid"]
+    assert not bad, bad
+    assert {verified[f]["form"] for f in files} == {app["form"]}, "every file in the session's form"
     for name, s in app["scenarios"].items():
         for f in s.get("files", []):
             assert f.startswith(s["root"]), (name, f)
@@ -197,14 +204,12 @@ def test_delta_log_sizes_and_stats_are_the_files(app):
     assert checked >= 20
 
 
-def test_delta_checkpoints_are_left_alone_and_read_back(app):
+def test_delta_checkpoints_are_left_alone_and_read_back(app, verified):
     if not app["delta"]:
         pytest.skip("no Delta Lake for this Spark line (delta-spark 4.4.0 has 4.0-4.2)")
     cps = app["scenarios"]["delta_append"]["checkpoints"]
     assert cps, "delta.checkpointInterval = 2 wrote no checkpoint"
-    p = subprocess.run([sys.executable, "-m", "superspark.footer", "inspect", "--json", *cps],
-                       capture_output=True, text=True)
-    assert {r["form"] for r in json.loads(p.stdout)} == {"plain"}
+    assert {verified[f]["form"] for f in cps} == {"plain"}
     # the table was read after DeltaLog.clearCache(), so from the checkpoint: the rows test covers it
 
 
@@ -232,7 +237,7 @@ def test_delta_scans_with_deletion_vectors_do_not_reach_the_footer_library_yet(a
         assert m["footers_flatbuffer"] == 0 and m["footers_thrift"] == 0, (name, m)
 
 
-def test_iceberg_files_are_left_alone_with_their_recorded_sizes(app):
+def test_iceberg_files_are_left_alone_with_their_recorded_sizes(app, verified):
     """Iceberg's manifests record the byte count its writer counted, and its readers seek from it:
     everyWriter leaves its files (key ``iceberg.schema``) exactly as written, so the recorded size
     is each file's length and the table reads back (the rows test)."""
@@ -244,7 +249,5 @@ def test_iceberg_files_are_left_alone_with_their_recorded_sizes(app):
     for path, size in s["recorded_sizes"]:
         local = path[len("file:"):] if path.startswith("file:") else path
         assert os.path.getsize(local) == size, path
-    p = subprocess.run([sys.executable, "-m", "superspark.footer", "inspect", "--json", *files],
-                       capture_output=True, text=True)
-    assert {r["form"] for r in json.loads(p.stdout)} == {"plain"}
+    assert {verified[f]["form"] for f in files} == {"plain"}
     assert app["counts"]["sizeRecordedByWriter"] >= len(files)

@@ -53,14 +53,23 @@ _JOB = textwrap.dedent("""
 """)
 
 
-@pytest.fixture(params=["s3", "hdfs", "local"])
-def where(request, stores, tmp_path):
+def _place(kind, stores, tmp_path):
     name = f"ew-{uuid.uuid4().hex[:12]}"
-    if request.param == "s3":
+    if kind == "s3":
         return f"s3a://{stores['SUPERSPARK_S3_BUCKET']}/{name}"
-    if request.param == "hdfs":
+    if kind == "hdfs":
         return f"{stores['SUPERSPARK_HDFS_URI']}/{name}"
     return "file://" + str(tmp_path / name)
+
+
+@pytest.fixture(params=["s3", "hdfs"])
+def store(request, stores, tmp_path):
+    return _place(request.param, stores, tmp_path)
+
+
+@pytest.fixture(params=["s3", "local"])
+def store_or_local(request, stores, tmp_path):
+    return _place(request.param, stores, tmp_path)
 
 
 def _conf(stores, s3a_jars):
@@ -104,7 +113,7 @@ def _log_adds(spark, table):
     return {r.path: r.size for r in log.collect()}
 
 
-def test_every_writer_on_the_store_files_carry_the_footer_and_the_log_is_true(spark, stores, s3a_jars, where, tmp_path):
+def _write_and_check(spark, stores, s3a_jars, where, tmp_path):
     p = _job(tmp_path, where, "write", _conf(stores, s3a_jars))
     out, err = p.communicate(timeout=600)
     assert p.returncode == 0, err[-4000:]
@@ -122,16 +131,28 @@ def test_every_writer_on_the_store_files_carry_the_footer_and_the_log_is_true(sp
         assert spark.read.format("delta").load(f"{where}/delta").count() == 3000
 
 
+def test_every_writer_on_the_store_files_carry_the_footer_and_the_log_is_true(spark, stores, s3a_jars, store, tmp_path):
+    _write_and_check(spark, stores, s3a_jars, store, tmp_path)
+
+
+def test_smoke_every_writer_delta_on_s3(spark, stores, s3a_jars, tmp_path):
+    """The store smoke of the Delta lines (make test-lines): Delta's appends to S3 carry the footer."""
+    if not delta_jars():
+        pytest.skip("no Delta Lake for this Spark line (delta-spark 4.4.0 has 4.0-4.2)")
+    _write_and_check(spark, stores, s3a_jars, _place("s3", stores, tmp_path), tmp_path)
+
+
 def _norm(path):
     return path.replace("file:///", "file:/")
 
 
-def test_a_writer_killed_mid_file_leaves_no_committed_partial_file(spark, stores, s3a_jars, where, tmp_path):
+def test_a_writer_killed_mid_file_leaves_no_committed_partial_file(spark, stores, s3a_jars, store_or_local, tmp_path):
     """SIGKILL of the whole application while its tasks write (a file of the job closed, the next
     one open: its tail held in memory). What the writer's protocol committed is whole: Delta's log
     names only complete files with their lengths, and the table reads its first commit's rows;
     Spark's commit protocol published nothing; on S3 no object at all is partial (an object appears
     only when its upload completes, and every one verifies valid)."""
+    where = store_or_local
     p = _job(tmp_path, where, "kill", _conf(stores, s3a_jars))
     target = _norm(f"{where}/delta" if delta_jars() else f"{where}/pq")
     try:
