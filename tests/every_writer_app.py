@@ -24,7 +24,7 @@ delta = any("delta-spark" in os.path.basename(j) for j in jars)
 iceberg = any("iceberg-spark-runtime" in os.path.basename(j) for j in jars)
 form = os.environ.get("EVERY_WRITER_FORM", "private")
 # EVERY_WRITER_SCENARIOS=core: the writers of each kind once (the other Delta lines in make test-lines)
-CORE = {"delta_append", "delta_time_travel", "delta_merge", "delta_delete_dv", "delta_update_dv", "delta_optimize",
+CORE = {"delta_append", "delta_time_travel", "delta_merge", "delta_delete_dv", "delta_update_dv", "delta_optimize", "delta_zorder",
         "iceberg", "stream_parquet", "parquet_java", "spark_plain", "spark_footer_write"}
 full = os.environ.get("EVERY_WRITER_SCENARIOS", "all") != "core"
 

@@ -23,6 +23,18 @@ class InterceptorSettingsSuite extends SparkSessionSuite {
     assert(rows(FooterInterceptorConf.FormKey)._2.contains("private, intermediate, final"))
   }
 
+  test("everyWriter's settings are static, listed by SET -v with their docs; off, no file system is wrapped") {
+    val every = Seq(SuperSparkSQLConf.EveryWriter, SuperSparkSQLConf.EveryWriterMaxTailBytes, SuperSparkSQLConf.EveryWriterSchemes)
+    val rows = spark.sql("SET -v").collect().map(r => r.getString(0) -> (r.getString(1), r.getString(2))).toMap
+    assert(rows(SuperSparkSQLConf.EveryWriter.key)._1 == "false")
+    assert(rows(SuperSparkSQLConf.EveryWriterMaxTailBytes.key)._1 == "64m")
+    every.foreach(e => assert(rows(e.key)._2.length > 40, s"${e.key} has no doc"))
+    val e = intercept[Exception](spark.conf.set(SuperSparkSQLConf.EveryWriter.key, "true"))
+    assert(e.getMessage.contains(SuperSparkSQLConf.EveryWriter.key) && e.getMessage.toLowerCase.contains("static"), e.getMessage)
+    val fs = new org.apache.hadoop.fs.Path("file:///").getFileSystem(spark.sparkContext.hadoopConfiguration)
+    assert(!fs.isInstanceOf[io.superspark.parquet.footer.writers.EveryWriterLocalFileSystem])
+  }
+
   test("a bad value fails with Spark's error naming the key; good values are read typed") {
     val e = intercept[IllegalArgumentException](spark.sql(s"SET ${FooterInterceptorConf.WriteKey}=yes please"))
     assert(e.getMessage.contains(FooterInterceptorConf.WriteKey) && e.getMessage.contains("boolean"), e.getMessage)

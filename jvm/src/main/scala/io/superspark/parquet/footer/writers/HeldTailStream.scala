@@ -15,9 +15,11 @@ import io.superspark.parquet.footer.codec.FooterForm
  * never changed, and their order never: what reaches `out` is always a prefix of what the
  * writer wrote, until the tail.
  *
- * `hflush`/`hsync` give the hold up: the held bytes are written, the stream passes everything
- * through from then on, and the file is left alone ([[EveryWriter.Reasons.Flushed]]). `flush`
- * flushes what `out` has. [[abort]] drops the held bytes and aborts `out` when it can.
+ * `hflush`/`hsync` mid-file give the hold up: the held bytes are written, the stream passes
+ * everything through from then on, and the file is left alone ([[EveryWriter.Reasons.Flushed]]);
+ * one asked for once the whole file is written (the held bytes end with `PAR1`) is kept for the
+ * close (see `pendingSync`). `flush` flushes what `out` has. [[abort]] drops the held bytes and
+ * aborts `out` when it can.
  */
 private[superspark] final class HeldTailStream(out: FSDataOutputStream, path: Path, form: FooterForm, maxTail: Int)
     extends OutputStream with Syncable with StreamCapabilities with IOStatisticsSource with Abortable {
@@ -73,6 +75,7 @@ private[superspark] final class HeldTailStream(out: FSDataOutputStream, path: Pa
 
   override def write(b: Array[Byte], off: Int, len: Int): Unit = {
     if (closed) throw new java.io.IOException(s"$path: stream closed")
+    honourPendingSync()
     if (passThrough) { out.write(b, off, len); return }
     if (len >= maxTail) {
       // the new bytes alone fill the hold: everything before their last maxTail bytes goes out
@@ -98,8 +101,34 @@ private[superspark] final class HeldTailStream(out: FSDataOutputStream, path: Pa
     dropBuffer()
   }
 
-  override def hflush(): Unit = { giveUp("hflush"); out.hflush() }
-  override def hsync(): Unit = { giveUp("hsync"); out.hsync() }
+  /**
+   * A sync asked for when the held bytes already end with a Parquet footer's magic (the writer
+   * has written its whole file: parquet-java 1.15 calls `hflush` in `close`): kept pending, so
+   * that the close that follows writes the footer extended and syncs before closing. Any write
+   * after it gives the hold up first.
+   */
+  private var pendingSync: String = null
+
+  private def endsWithMagic: Boolean = size >= 4 && {
+    val m = io.superspark.parquet.footer.codec.FooterLayout.Magic
+    (0 until 4).forall(i => buf((head + size - 4 + i) % buf.length) == m(i))
+  }
+
+  private def sync(kind: String): Unit =
+    if (passThrough) { if (kind == "hsync") out.hsync() else out.hflush() }
+    else if (endsWithMagic) { if (pendingSync != "hsync") pendingSync = kind }
+    else { giveUp(kind); if (kind == "hsync") out.hsync() else out.hflush() }
+
+  override def hflush(): Unit = sync("hflush")
+  override def hsync(): Unit = sync("hsync")
+
+  /** A write after a pending sync: the bytes it promised visible go out now, and the hold ends. */
+  private def honourPendingSync(): Unit = if (pendingSync != null) {
+    val kind = pendingSync
+    pendingSync = null
+    giveUp(kind)
+    if (kind == "hsync") out.hsync() else out.hflush()
+  }
 
   private def dropBuffer(): Unit = {
     EveryWriter.held(-accounted)
@@ -124,6 +153,7 @@ private[superspark] final class HeldTailStream(out: FSDataOutputStream, path: Pa
             out.write(newFooter)
           case _ => out.write(tail)
         }
+        if (pendingSync == "hsync") out.hsync() else if (pendingSync != null) out.hflush()
         EveryWriter.record(path, outcome)
       }
     } finally {

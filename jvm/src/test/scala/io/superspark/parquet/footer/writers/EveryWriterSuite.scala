@@ -75,11 +75,16 @@ class EveryWriterSuite extends AnyFunSuite {
     val s = new HeldTailStream(new FSDataOutputStream(sink, null), new HPath("file:/t.parquet"), FooterForm.Private, maxTail)
     val rnd = new Random(seed)
     var at = 0
+    var synced = false
     while (at < bytes.length) {
       val n = math.min(bytes.length - at, if (rnd.nextInt(4) == 0) rnd.nextInt(3 * maxTail + 1) else rnd.nextInt(64))
       if (n == 1) s.write(bytes(at).toInt) else s.write(bytes, at, n)
       at += n
-      if (hflushAt >= 0 && at >= hflushAt && hflushAt < bytes.length) { s.hflush(); assert(sink.size == at) }
+      if (hflushAt >= 0 && at >= hflushAt && !synced) {
+        synced = true
+        s.hflush()
+        if (at < bytes.length && hflushAt < bytes.length - 3) assert(sink.size == at)
+      }
     }
     s.close()
     sink.toByteArray
@@ -98,8 +103,22 @@ class EveryWriterSuite extends AnyFunSuite {
         else assert(got.toSeq == plain.toSeq, s"maxTail $maxTail seed $seed: over the bound, the writer's bytes")
       }
       val before = EveryWriter.counts(EveryWriter.Reasons.Flushed)
-      assert(through(plain, 4096, 9, hflushAt = plain.length / 2).toSeq == plain.toSeq, "hflush gives the hold up")
+      assert(through(plain, 4096, 9, hflushAt = plain.length / 2).toSeq == plain.toSeq, "hflush mid-file gives the hold up")
       assert(EveryWriter.counts(EveryWriter.Reasons.Flushed) == before + 1)
+      // parquet-java 1.15 (Spark 4.0) calls hflush in close, after the magic: the file is extended
+      assert(through(plain, 4096, 9, hflushAt = plain.length).toSeq == expected.toSeq, "hflush at the end, then close")
+      assert(EveryWriter.counts(EveryWriter.Reasons.Flushed) == before + 1)
+      // a write after a sync that came once the magic was written: the hold ends, as mid-file
+      val sink = new ByteArrayOutputStream()
+      val s = new HeldTailStream(new FSDataOutputStream(sink, null), new HPath("file:/t.parquet"), FooterForm.Private, 4096)
+      s.write(plain, 0, plain.length)
+      s.hflush()
+      assert(sink.size < plain.length, "the sync after the magic is kept for the close")
+      s.write(Array[Byte](1, 2, 3), 0, 3)
+      assert(sink.size == plain.length + 3, "a write after it: what the sync promised goes out first, then the write")
+      s.close()
+      assert(sink.toByteArray.toSeq == (plain ++ Array[Byte](1, 2, 3)).toSeq)
+      assert(EveryWriter.counts(EveryWriter.Reasons.Flushed) == before + 2)
     }
   }
 
