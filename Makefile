@@ -53,9 +53,9 @@ test-lines:
 	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke; \
 	done
 
-# The store suites (issue 31, docs/storage.md): tests_stores/ on S3 (S3Proxy) and HDFS (a mini-cluster),
-# both started by dev/stores/start.sh and stopped on exit by dev/stores/run-tests.sh's trap. The other
-# lines run the smoke test of it (test-lines).
+# The store suites (issues 31, 40, docs/storage.md): tests_stores/ on S3 (S3Proxy), HDFS (a mini-cluster) and
+# GCS (fake-gcs-server, built with `go install` once; gs:// on 4.3 only), all started by dev/stores/start.sh
+# and stopped on exit by dev/stores/run-tests.sh's trap. The other lines run the smoke test of it (test-lines).
 test-stores: setup
 	./dev/stores/run-tests.sh .venv
 
