@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Starts the store suites' servers and prints their endpoints as NAME=value lines (also kept in
 # .tools/stores/run/env): an S3-compatible object store (S3Proxy on its filesystem backend, a
-# real S3 server in a JVM of its own; docs/storage.md says why this one) and an HDFS mini-cluster
-# (MiniHdfs.java, Hadoop's shaded mini-cluster in a JVM of its own). Fetches what it needs with
-# Maven into .tools/stores/ once. Idempotent: a server already running (its pid alive and its
-# port answering) is reused. Ports: SUPERSPARK_S3_PORT (18333), SUPERSPARK_HDFS_PORT (18020).
+# real S3 server in a JVM of its own; docs/storage.md says why this one), an HDFS mini-cluster
+# (MiniHdfs.java, Hadoop's shaded mini-cluster in a JVM of its own) and a GCS server
+# (fake-gcs-server, the JSON API over HTTP, filesystem backend, a Go binary in its own process).
+# Fetches what it needs with Maven into .tools/stores/ once, and builds fake-gcs-server with
+# `go install` from the Go module proxy into .tools/stores/ once (a cold build: minutes).
+# Idempotent: a server already running (its pid alive and its port answering) is reused. Ports:
+# SUPERSPARK_S3_PORT (18333), SUPERSPARK_HDFS_PORT (18020), SUPERSPARK_GCS_PORT (18443).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 tools="$root/.tools/stores"
@@ -12,8 +15,10 @@ run="$tools/run"
 mkdir -p "$run"
 S3PROXY_VERSION=3.0.0
 HADOOP_VERSION=3.5.0
+FAKE_GCS_VERSION=1.56.1
 s3port="${SUPERSPARK_S3_PORT:-18333}"
 hdfsport="${SUPERSPARK_HDFS_PORT:-18020}"
+gcsport="${SUPERSPARK_GCS_PORT:-18443}"
 bucket=superspark
 key=superspark
 secret=superspark-secret
@@ -69,11 +74,37 @@ if ! alive hdfs || ! answers "$hdfsport"; then
   grep -q '^SUPERSPARK_HDFS_URI=' "$run/hdfs.log" || { echo "[superspark] HDFS did not come up; its log: $run/hdfs.log" >&2; exit 1; }
 fi
 
+# --- GCS: fake-gcs-server (Go module proxy; built once, its Go caches dropped after the build) ---
+gcsbin="$tools/fake-gcs-server-$FAKE_GCS_VERSION"
+if [ ! -x "$gcsbin" ]; then
+  command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: fake-gcs-server (the GCS server) is built with it" >&2; exit 1; }
+  gobuild="$tools/go-build"
+  rm -rf "$gobuild"; mkdir -p "$gobuild/bin"
+  echo "[superspark] building fake-gcs-server $FAKE_GCS_VERSION (go install, once)" >&2
+  t0=$(date +%s)
+  GOMODCACHE="$gobuild/mod" GOCACHE="$gobuild/cache" GOBIN="$gobuild/bin" GOFLAGS="-mod=mod -modcacherw" \
+    go install "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_VERSION" >&2
+  mv "$gobuild/bin/fake-gcs-server" "$gcsbin"
+  rm -rf "$gobuild"
+  echo "[superspark] fake-gcs-server built in $(( $(date +%s) - t0 )) s" >&2
+fi
+if ! alive gcs || ! answers "$gcsport"; then
+  rm -rf "$run/gcs"
+  mkdir -p "$run/gcs/data/$bucket" "$run/gcs/root"
+  nohup "$gcsbin" -backend filesystem -filesystem-root "$run/gcs/root" -data "$run/gcs/data" -scheme http \
+    -host 127.0.0.1 -port "$gcsport" -public-host "127.0.0.1:$gcsport" -external-url "http://127.0.0.1:$gcsport" \
+    -log-level warn > "$run/gcs.log" 2>&1 &
+  echo $! > "$run/gcs.pid"
+  wait_for gcs "$gcsport" 60
+fi
+
 cat > "$run/env" <<ENV
 SUPERSPARK_S3_ENDPOINT=http://127.0.0.1:$s3port
 SUPERSPARK_S3_BUCKET=$bucket
 SUPERSPARK_S3_ACCESS_KEY=$key
 SUPERSPARK_S3_SECRET_KEY=$secret
 SUPERSPARK_HDFS_URI=hdfs://127.0.0.1:$hdfsport
+SUPERSPARK_GCS_ENDPOINT=http://127.0.0.1:$gcsport
+SUPERSPARK_GCS_BUCKET=$bucket
 ENV
 cat "$run/env"

@@ -13,7 +13,8 @@ import io.superspark.parquet.footer.files.FooterBytes
  * miss does.
  *
  * Keyed by path, length, modification time and, where the file system's status carries one
- * (Hadoop's `EtagSource`: S3A, ABFS), the object's ETag, as the file system reports them when
+ * (Hadoop's `EtagSource`: S3A, ABFS), the object's ETag, or on `gs://` the object's generation
+ * (`FooterFiles.versionOf`), as the file system reports them when
  * the file is opened (not as the planner listed them). A file rewritten in place gets a new
  * key and its old entry is never served (it ages out). On a store with an ETag a rewrite
  * always changes the key, whatever its length and time (S3's Last-Modified has one-second
@@ -38,7 +39,7 @@ import io.superspark.parquet.footer.files.FooterBytes
  */
 private[superspark] object FooterCache {
 
-  /** `version`: the object's ETag where the status carries one (Hadoop's `EtagSource`), else "". */
+  /** `version`: the object's ETag where the status carries one (Hadoop's `EtagSource`), its generation on GCS, else "". */
   final case class Key(path: String, length: Long, modificationTime: Long, version: String = "")
 
   /**

@@ -46,12 +46,38 @@ private[superspark] object FooterFiles {
 
   /**
    * The object's ETag where the file system's status carries one (S3A, ABFS: Hadoop's `EtagSource`),
-   * else "": what tells two versions under one key apart (the footer cache's key, a rewrite's
-   * conditional write).
+   * on `gs://` the object's generation ([[gcsGeneration]]), else "": what tells two versions under
+   * one key apart (the footer cache's key, a rewrite's conditional write).
    */
   def versionOf(status: org.apache.hadoop.fs.FileStatus): String = status match {
     case e: org.apache.hadoop.fs.EtagSource => Option(e.getEtag).getOrElse("")
+    case s if s.getClass.getName == GcsStatusClass => gcsGeneration(s)
     case _ => ""
+  }
+
+  /** The status class of Google's GCS connector (3.x, 4.x; package-private, not an `EtagSource`). */
+  private val GcsStatusClass = "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileStatus"
+
+  /**
+   * `generation:N`, the object's content generation as the GCS connector's status holds it (its
+   * `getFileInfo().getItemInfo().getContentGeneration()`, package-private methods read by
+   * reflection; the same names in the shaded and the plain connector jar): GCS gives every write
+   * of a key a new generation, so it tells versions apart as S3's ETag does. "" when the connector
+   * has none (a directory, a connector without these methods).
+   */
+  private def gcsGeneration(status: org.apache.hadoop.fs.FileStatus): String = {
+    def call(o: AnyRef, name: String): AnyRef = {
+      val m = Iterator.iterate[Class[_]](o.getClass)(_.getSuperclass).takeWhile(_ != null)
+        .flatMap(c => c.getDeclaredMethods.find(m => m.getName == name && m.getParameterCount == 0)).next()
+      m.setAccessible(true)
+      m.invoke(o)
+    }
+    try {
+      call(call(call(status, "getFileInfo"), "getItemInfo"), "getContentGeneration") match {
+        case g: java.lang.Long if g > 0 => s"generation:$g"
+        case _ => ""
+      }
+    } catch { case _: ReflectiveOperationException | _: RuntimeException | _: LinkageError => "" }
   }
 
   /** Reads the footer given the file length and a positioned read (offset, length) => bytes. */
