@@ -5,7 +5,7 @@
 # (MiniHdfs.java, Hadoop's shaded mini-cluster in a JVM of its own) and a GCS server
 # (fake-gcs-server, the JSON API over HTTP, filesystem backend, a Go binary in its own process).
 # Fetches what it needs with Maven into .tools/stores/ once, and builds fake-gcs-server with
-# `go install` from the Go module proxy into .tools/stores/ once (a cold build: minutes).
+# `go install` from the Go module proxy once per machine (a cold build: minutes).
 # Idempotent: a server already running (its pid alive and its port answering) is reused. Ports:
 # SUPERSPARK_S3_PORT (18333), SUPERSPARK_HDFS_PORT (18020), SUPERSPARK_GCS_PORT (18443).
 set -euo pipefail
@@ -74,18 +74,21 @@ if ! alive hdfs || ! answers "$hdfsport"; then
   grep -q '^SUPERSPARK_HDFS_URI=' "$run/hdfs.log" || { echo "[superspark] HDFS did not come up; its log: $run/hdfs.log" >&2; exit 1; }
 fi
 
-# --- GCS: fake-gcs-server (Go module proxy; built once, its Go caches dropped after the build) ---
-gcsbin="$tools/fake-gcs-server-$FAKE_GCS_VERSION"
+# --- GCS: fake-gcs-server (Go module proxy), built once per machine ---
+# The binary is kept beside the other package caches (outside the clone, like pip's and
+# coursier's), so a fresh clone on the same machine starts it at once; Go's own module and build
+# caches stay where Go keeps them. A new machine builds it (a cold build: ~3-4 min on 2 cores).
+gcscache="${SUPERSPARK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/superspark}"
+gcsbin="$gcscache/fake-gcs-server-$FAKE_GCS_VERSION"
 if [ ! -x "$gcsbin" ]; then
   command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: fake-gcs-server (the GCS server) is built with it" >&2; exit 1; }
-  gobuild="$tools/go-build"
-  rm -rf "$gobuild"; mkdir -p "$gobuild/bin"
-  echo "[superspark] building fake-gcs-server $FAKE_GCS_VERSION (go install, once)" >&2
+  mkdir -p "$gcscache"
+  gobin="$(mktemp -d "$gcscache/go-bin.XXXXXX")"
+  echo "[superspark] building fake-gcs-server $FAKE_GCS_VERSION (go install, once per machine)" >&2
   t0=$(date +%s)
-  GOMODCACHE="$gobuild/mod" GOCACHE="$gobuild/cache" GOBIN="$gobuild/bin" GOFLAGS="-mod=mod -modcacherw" \
-    go install "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_VERSION" >&2
-  mv "$gobuild/bin/fake-gcs-server" "$gcsbin"
-  rm -rf "$gobuild"
+  GOBIN="$gobin" GOFLAGS="-mod=mod" go install "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_VERSION" >&2
+  mv "$gobin/fake-gcs-server" "$gcsbin"
+  rm -rf "$gobin"
   echo "[superspark] fake-gcs-server built in $(( $(date +%s) - t0 )) s" >&2
 fi
 if ! alive gcs || ! answers "$gcsport"; then
