@@ -164,7 +164,7 @@ def main() -> None:
                 tables[side.name] = os.path.join(BASE, f"wide-{side.name}")
                 r = side.ask(op="append", path=tables[side.name], **spec)
                 print(f"wide table ({side.name}): written by Delta in {r['secs']:.1f} s, counts {r['counts']}", flush=True)
-            cols = [f"c{i}" for i in (0, WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
+            cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
             t = {(q, m): [] for q in ("first", "second") for m in ("off", "on")}
             flat = None
             for rnd in range(ROUNDS + 1):
