@@ -50,14 +50,14 @@ test-lines:
 	  SPARK_LINE=$$l ./dev/setup.sh; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
 	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
-	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke; \
+	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke --junitxml=jvm/target/pytest-reports/stores-$$l.xml; \
 	done
 
 # The store suites (issue 31, docs/storage.md): tests_stores/ on S3 (S3Proxy) and HDFS (a mini-cluster),
 # both started by dev/stores/start.sh and stopped on exit by dev/stores/run-tests.sh's trap. The other
 # lines run the smoke test of it (test-lines).
 test-stores: setup
-	./dev/stores/run-tests.sh .venv
+	./dev/stores/run-tests.sh .venv --junitxml=jvm/target/pytest-reports/stores-$(SPARK_LINE).xml
 
 # Every bench compiles, none runs (issue 24): the JVM sources (bench/**/*.java, JMH's annotation
 # processor included) against the jar's classes and the line's jars, and the Python scripts.
