@@ -50,14 +50,14 @@ test-lines:
 	  SPARK_LINE=$$l ./dev/setup.sh; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
 	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
-	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke; \
+	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke --junitxml=jvm/target/pytest-reports/stores-$$l.xml; \
 	done
 
 # The store suites (issues 31, 40, docs/storage.md): tests_stores/ on S3 (S3Proxy), HDFS (a mini-cluster) and
 # GCS (fake-gcs-server, built with `go install` once; gs:// on 4.3 only), all started by dev/stores/start.sh
 # and stopped on exit by dev/stores/run-tests.sh's trap. The other lines run the smoke test of it (test-lines).
 test-stores: setup
-	./dev/stores/run-tests.sh .venv
+	./dev/stores/run-tests.sh .venv --junitxml=jvm/target/pytest-reports/stores-$(SPARK_LINE).xml
 
 # Azure against Azurite (issue 40, docs/storage.md "Azure"): hadoop-azure at the line's Hadoop on wasb:// and
 # abfs:// (dev/stores/azure-check.sh). Not in `make test`: it exits 1, as wasb:// and the DFS endpoint fail.

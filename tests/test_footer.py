@@ -181,6 +181,90 @@ def test_cli_writes_then_maps_a_class_data_archive(tmp_path):
     assert not off.exists() or not os.listdir(off)
 
 
+def _conf_folder(path, **settings):
+    """A Hadoop configuration folder as a client machine has one: a core-site.xml with `settings`."""
+    path.mkdir()
+    props = "".join(f"<property><name>{k}</name><value>{v}</value></property>" for k, v in settings.items())
+    (path / "core-site.xml").write_text(f'<?xml version="1.0"?>\n<configuration>{props}</configuration>\n')
+    return str(path)
+
+
+def _cli_process(env, *args):
+    """`python -m superspark.footer ARGS --json` in a new process: (exit code, results, stderr)."""
+    p = subprocess.run([sys.executable, "-m", "superspark.footer", *args[:1], "--json", *args[1:]],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert p.stdout.strip(), p.stderr[-3000:]
+    return p.returncode, json.loads(p.stdout), p.stderr
+
+
+def test_cli_with_hadoop_conf_dir_reads_its_settings_and_keeps_the_class_data_archive(tmp_path):
+    """Issue 40: with HADOOP_CONF_DIR set (a folder with a core-site.xml, as on a Hadoop client), the
+    command's JVM, writing its class data archive at exit, refused the folder on the class path
+    ("Cannot have non-empty directory in paths") and every command failed after doing its work. The
+    folder now comes after the jars (as Spark's launcher puts it): the command works, its setting
+    is read (`superspark.footer.replace`, which the result reports; the default is `rename`), the
+    archive is written on the first call (a fresh cache) and mapped on the next."""
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, SUPERSPARK_CACHE_DIR=str(cache),
+               HADOOP_CONF_DIR=_conf_folder(tmp_path / "conf", **{"superspark.footer.replace": "delete-rename"}))
+    env.pop("HADOOP_CLASSPATH", None)
+    code, [r], err = _cli_process(env, "add", f)
+    assert code == 0 and (r["status"], r["replace"]) == ("added", "delete-rename"), (r, err)
+    assert "warning" not in err, err
+    archives = os.listdir(cache)
+    assert len(archives) == 1 and archives[0].endswith(".jsa"), archives
+    code, [r], err = _cli_process(env, "verify", f)
+    assert code == 0 and r["status"] == "valid" and "warning" not in err, (r, err)
+    assert os.listdir(cache) == archives
+    # without the folder, the same jars: the same archive, and the default setting
+    code, [r], _ = _cli_process({k: v for k, v in env.items() if k != "HADOOP_CONF_DIR"}, "strip", f)
+    assert code == 0 and (r["status"], r["replace"]) == ("stripped", "rename"), r
+    assert os.listdir(cache) == archives
+
+
+def test_cli_with_a_folder_in_hadoop_classpath_runs_without_the_archive(tmp_path):
+    """HADOOP_CLASSPATH as `hadoop classpath` prints it: a configuration folder before jars. The JVM
+    cannot write an archive for a class path with a folder before a jar, so the launcher writes none
+    for it; the command works and reads the folder's setting."""
+    import superspark
+
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    cache = tmp_path / "cache"
+    folder = _conf_folder(tmp_path / "etc-hadoop", **{"superspark.footer.replace": "delete-rename"})
+    env = dict(os.environ, SUPERSPARK_CACHE_DIR=str(cache), HADOOP_CLASSPATH=os.pathsep.join([folder, superspark.jar_path()]))
+    env.pop("HADOOP_CONF_DIR", None)
+    code, [r], err = _cli_process(env, "add", f)
+    assert code == 0 and (r["status"], r["replace"]) == ("added", "delete-rename"), (r, err)
+    assert not cache.exists() or not os.listdir(cache)
+
+
+def test_cli_reports_a_failed_class_data_archive_as_a_warning(tmp_path):
+    """The launcher's own cache never fails a command that succeeded: here the archive is asked for
+    against a class path the JVM refuses (a folder before the jars; the launcher's check forced off),
+    the JVM exits 1 after the command printed its results, and the command line exits 0 with the
+    results and a warning."""
+    f = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"a": [1, 2, 3]}), f)
+    cache = tmp_path / "cache"
+    folder = _conf_folder(tmp_path / "etc-hadoop", **{"superspark.footer.replace": "delete-rename"})
+    probe = ("import sys\nfrom superspark.footer import _launcher, _cli\n"
+             "_launcher._class_data_usable = lambda classpath: True\n"
+             "sys.exit(_cli.main(sys.argv[1:]))")
+    env = dict(os.environ, SUPERSPARK_CACHE_DIR=str(cache), HADOOP_CLASSPATH=folder)
+    env.pop("HADOOP_CONF_DIR", None)
+    p = subprocess.run([sys.executable, "-c", probe, "add", "--json", f], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    [r] = json.loads(p.stdout)
+    assert (r["status"], r["replace"]) == ("added", "delete-rename"), r
+    assert "warning: class data archive not written" in p.stderr and "non-empty directory" in p.stderr, p.stderr
+    assert os.listdir(cache) == [], os.listdir(cache)  # no archive, no temporary file
+    assert {x["status"] for x in footer.verify(f)} == {"valid"}
+
+
 def test_cli_start_imports_no_pyspark_and_binds_the_nop_logger():
     """The command line finds pyspark's jars without importing the pyspark package (its
     ``__init__`` imports most of PySpark), in the folder pyspark's own lookup gives; the tool

@@ -9,6 +9,7 @@ import collections
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 import pyarrow as pa
@@ -49,28 +50,51 @@ def _fixture(d, extension):
     return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
 
 
+_SYSCALL = re.compile(r"(\d+)\s+(\w+)\(")
+
+
+def _calls(trace):
+    """The traced system calls of an strace -f -y output file, in its order: (tid, syscall, n, line), n the
+    call's number among its thread's calls of that syscall (what strace's ``when=`` counts)."""
+    seen = collections.Counter()
+    for line in open(trace):
+        m = _SYSCALL.match(line)
+        if m and m.group(2) in SYSCALLS:
+            seen[(m.group(1), m.group(2))] += 1
+            yield m.group(1), m.group(2), seen[(m.group(1), m.group(2))], line.strip()
+
+
 def _kill_points(cmd, cwd, folder):
-    """(syscall, n) for every file-changing syscall on `folder` one traced run makes: strace counts each
-    syscall's invocations per thread, so the nth call of a kind in its thread is one kill point (strace's
-    ``-y`` names the file behind each descriptor; the JVM's own start-up writes are left out)."""
+    """(syscall, n) for every file-changing syscall on `folder` one traced run makes that strace's
+    ``inject=SYSCALL:signal=KILL:when=N`` hits. That filter fires on the first thread to make its Nth
+    call of SYSCALL, whatever the descriptor or path, so a point counts where, in the traced run, the
+    first thread to reach its Nth call made it on `folder` (strace's ``-y`` names the file behind each
+    descriptor; the JVM's own start-up writes, to other files, are left out)."""
     trace = os.path.join(cwd, "trace.txt")
     subprocess.run([STRACE, "-f", "-qq", "-y", "-o", trace, "-e", "trace=" + ",".join(SYSCALLS), *cmd],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seen = collections.Counter()
-    points = []
-    for line in open(trace):
-        m = re.match(r"(\d+)\s+(\w+)\(", line)
-        if m and m.group(2) in SYSCALLS:
-            seen[(m.group(1), m.group(2))] += 1
-            if folder in line:
-                points.append((m.group(2), seen[(m.group(1), m.group(2))]))
+    first = {}
+    for tid, call, n, line in _calls(trace):
+        first.setdefault((call, n), line)
     os.remove(trace)
-    return points
+    return [k for k, line in first.items() if folder in line]
+
+
+def _kill_reached(trace, call, n, folder):
+    """Whether the kill run's injection hit its point: the first Nth `call` of a thread that never
+    returned was on `folder`, and its thread was killed by SIGKILL there. Returns the call's line, or None."""
+    text = open(trace).read()
+    killed = set(re.findall(r"^(\d+)\s+\+\+\+ killed by SIGKILL \+\+\+", text, re.M))
+    # strace injects at every thread's Nth call: the first one it stopped (its line comes first) is
+    # the kill; another thread's Nth call may be stopped too while the process dies
+    hits = [(tid, line) for tid, c, k, line in _calls(trace) if c == call and k == n
+            and (line.endswith("= ?") or line.endswith("<unfinished ...>"))][:1]
+    return hits[0][1] if hits and hits[0][0] in killed and folder in hits[0][1] else None
 
 
 def _crash_run(tmp_path, command, extra, unsafe):
     """Kills the tool at each kill point in turn on fresh copies of the fixture; returns (kill points,
-    runs that were killed, damaged files, files left in the new form by the rerun)."""
+    runs killed at their point (the Nth call on the folder, SIGKILL there), damaged files)."""
     extension = command == "migrate"
     old = _fixture(str(tmp_path / "old"), extension)
     # The expected new form: one uninterrupted run on a copy.
@@ -88,11 +112,14 @@ def _crash_run(tmp_path, command, extra, unsafe):
     for i, (call, n) in enumerate(points):
         d = tmp_path / f"run{i}"
         shutil.copytree(tmp_path / "old", d)
-        p = subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "-e", f"trace={call}",
-                            "-e", f"inject={call}:signal=KILL:when={n}",
-                            *_tool_command(command, *extra, *flags, str(d))],
+        trace = str(tmp_path / f"kill{i}.txt")
+        p = subprocess.run([STRACE, "-f", "-qq", "-y", "-o", trace, "-e", f"trace={call}",
+                            "-e", f"inject={call}:signal=KILL:when={n}", *_tool_command(command, *extra, *flags, str(d))],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        killed += p.returncode != 0
+        # the kill point reached: the Nth call on the folder stopped, and the JVM died by SIGKILL
+        # (strace, whose tracee it was, then dies by the same signal)
+        killed += p.returncode == -signal.SIGKILL and _kill_reached(trace, call, n, str(d)) is not None
+        os.remove(trace)
         for name in old:
             data = open(d / name, "rb").read()
             if data != old[name] and data != new[name]:
@@ -114,13 +141,16 @@ def test_kill_at_every_write_damages_nothing(tmp_path, command, extra):
     """(`add` and `strip` write through the same FooterRewrite.replaceTail; the sweep of `add` took another
     minute of CI and found the same: 14 kill points, 0 damaged files.)"""
     points, killed, damaged = _crash_run(tmp_path, command, extra, unsafe=False)
-    print(f"crash test {command}: {points} kill points, {killed} runs killed, {damaged} damaged files")
-    assert killed >= points - 2  # (a point a thread reaches only in the traced run may not recur)
+    print(f"crash test {command}: {points} kill points, {killed} runs killed at their point, {damaged} damaged files")
+    # each kill run's own trace shows the Nth call on the folder stopped and the JVM SIGKILLed there
+    # (a point one thread reaches only in the traced run may not recur: at most two)
+    assert killed >= points - 2
     assert damaged == 0
 
 
 def test_the_in_place_path_is_what_the_default_replaced(tmp_path):
     """The identical kill sweep on `--unsafe-in-place` leaves damaged files: the test can fail."""
     points, killed, damaged = _crash_run(tmp_path, "migrate", ["--to", "final"], unsafe=True)
-    print(f"crash test migrate --unsafe-in-place: {points} kill points, {killed} killed, {damaged} damaged files")
-    assert damaged >= 1
+    print(f"crash test migrate --unsafe-in-place: {points} kill points, {killed} killed at their point, "
+          f"{damaged} damaged files")
+    assert killed >= points - 2 and damaged >= 1

@@ -44,11 +44,24 @@ def rs():
     return CHECK
 
 
+class RsRefused(RuntimeError):
+    """arrow-rs could not read the file (the checker's exit code 3, its error)."""
+
+
+class HadoopLz4Refused(RsRefused):
+    """arrow-rs 60.1.0's refusal of a Hadoop-framed LZ4 page of several blocks (parquet-java's LZ4)."""
+
+
+#: arrow-rs's error on a Hadoop-framed LZ4 page of several blocks
+HADOOP_LZ4_ERROR = "the offset to copy is not contained in the decompressed buffer"
+
+
 def dump(rs, path):
     p = subprocess.run([rs, "dump", path], capture_output=True, text=True)
     d = json.loads(p.stdout)
     if p.returncode != 0:
-        raise RuntimeError(d.get("error", p.stderr))
+        error = d.get("error", p.stderr)
+        raise (HadoopLz4Refused if p.returncode == 3 and HADOOP_LZ4_ERROR in error else RsRefused)(error)
     return d
 
 
@@ -141,25 +154,33 @@ def spark_alp(spark, tmp_path_factory):
     return t, files
 
 
-@pytest.mark.parametrize("codec", CODECS)
+#: Hadoop-framed LZ4 (parquet-java's LZ4): a page over 256 KiB is one length header then several
+#: compressed blocks; arrow-rs 60.1.0 reads one block per header and fails. An expected failure,
+#: strict: it must fail with that refusal (a pass, once arrow-rs reads such pages, fails the run).
+LZ4_READ_XFAIL = pytest.mark.xfail(
+    strict=True, raises=HadoopLz4Refused,
+    reason="arrow-rs 60.1.0 cannot read Hadoop-framed LZ4 pages of several blocks (parquet-java's own "
+           "non-ALP pages of that size fail the same way: the codec's framing, not ALP)")
+
+
+@pytest.mark.parametrize("codec", [pytest.param(c, marks=LZ4_READ_XFAIL) if c == "lz4" else c for c in CODECS])
 def test_superspark_ratified_alp_reads_the_same_bits_in_arrow_rs(spark, rs, spark_alp, codec, tmp_path):
     t, files = spark_alp
     if codec == "lz4":
-        # Hadoop-framed LZ4 (parquet-java's LZ4): a page over 256 KiB is one length header then
-        # several compressed blocks; arrow-rs 60.1.0 reads one block per header and fails.
-        # parquet-java's own pages of that size fail the same way: the codec's framing, not ALP.
-        lz4_error = "the offset to copy is not contained in the decompressed buffer"
-        p = subprocess.run([rs, "dump", files[codec]], capture_output=True, text=True)
-        assert p.returncode == 3 and lz4_error in json.loads(p.stdout)["error"]
+        # the control, not the expected failure: a plain (non-ALP) file of parquet-java's with LZ4
+        # pages over 256 KiB gets the same refusal, so the failure below is the codec's framing
         out = str(tmp_path / "plain_lz4")
         spark.range(0, 200_000).selectExpr("id").coalesce(1).write.option("compression", "lz4") \
             .option("parquet.enable.dictionary", "false").option("parquet.page.row.count.limit", "100000") \
             .option("parquet.page.size", str(4 << 20)).parquet(out)
         [plain] = glob.glob(os.path.join(out, "*.parquet"))
-        p = subprocess.run([rs, "dump", plain], capture_output=True, text=True)
-        assert p.returncode == 3 and lz4_error in json.loads(p.stdout)["error"]
-        return
-    d = dump(rs, files[codec])
+        try:
+            dump(rs, plain)
+        except HadoopLz4Refused:
+            pass
+        else:
+            raise AssertionError("arrow-rs now reads parquet-java's large LZ4 pages: drop the lz4 expected failure")
+    d = dump(rs, files[codec])  # lz4: raises HadoopLz4Refused, the expected failure
     assert len(d["row_groups"]) >= 2 and d["num_rows"] == t.num_rows
     ids, _ = column(d, "id")
     order = [int(i) for i in ids]

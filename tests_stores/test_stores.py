@@ -161,6 +161,45 @@ def test_footer_cli_on_uris(spark, stores, store_jars, store_dir):
     assert [n for n in names if n.endswith(".parquet")] == sorted(n for n in names if not n.startswith("_"))
 
 
+def test_footer_cli_with_hadoop_conf_dir_and_hadoop_classpath(spark, stores, store_jars, store_dir, tmp_path):
+    """Issue 40: the command line as a Hadoop client machine runs it, no -D: the store's settings in
+    HADOOP_CONF_DIR's core-site.xml (S3A's endpoint and keys; and superspark.footer.replace, which
+    the results report: delete-rename on HDFS, where the default is rename), hadoop-aws and the AWS SDK in HADOOP_CLASSPATH, and a fresh class data cache
+    (the first call writes the archive at exit: there the JVM refused the folder on the class path
+    and every command failed after doing its work)."""
+    df = wide(spark, columns=30, rows=600, files=2)
+    write(spark, df, store_dir)
+    conf = tmp_path / "hadoop-conf"
+    conf.mkdir()
+    # a setting each command's result shows (the default is rename on HDFS, object on S3) and, for
+    # S3, the settings without which nothing reaches the store
+    settings = {"superspark.footer.replace": "delete-rename" if store_dir.startswith("hdfs:") else "object",
+                **({} if store_dir.startswith("hdfs:") else hadoop_settings(stores))}
+    target = store_dir
+    (conf / "core-site.xml").write_text('<?xml version="1.0"?>\n<configuration>' + "".join(
+        f"<property><name>{k}</name><value>{v}</value></property>" for k, v in settings.items()) + "</configuration>\n")
+    cache = tmp_path / "cache"
+    env = dict(os.environ, HADOOP_CONF_DIR=str(conf), HADOOP_CLASSPATH=os.pathsep.join(store_jars),
+               SUPERSPARK_CACHE_DIR=str(cache))
+
+    def run(*args):
+        p = subprocess.run([sys.executable, "-m", "superspark.footer", args[0], "--json", *args[1:]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+        assert p.returncode == 0 and p.stdout.strip(), p.stderr[-3000:]
+        assert "warning" not in p.stderr, p.stderr[-3000:]
+        return json.loads(p.stdout)
+
+    out = run("verify", target)
+    assert len(out) == 2 and {r["status"] for r in out} == {"valid"}, out
+    assert [n for n in os.listdir(cache) if n.endswith(".jsa")], os.listdir(cache)  # the archive, written
+    out = run("migrate", "--to", "final", target)
+    assert {(r["status"], r["replace"]) for r in out} == {("migrated", settings["superspark.footer.replace"])}, out
+    out = run("inspect", target)
+    assert len(out) == 2 and {r["form"] for r in out} == {"final"}, out
+    spark.catalog.refreshByPath(store_dir)
+    assert rows(spark.read.parquet(store_dir)) == rows(df)
+
+
 def test_read_only_commands_take_delta_table_files_rewrites_refuse(spark, stores, store_jars, store_dir):
     """A folder with a _delta_log: verify and inspect answer for its files; migrate refuses and
     names the table command (the Delta table itself is tested on the 4.2 line)."""
@@ -209,41 +248,88 @@ def test_bsup_and_sb_functions(spark, store_dir, tmp_dir):
     assert rows(got) == rows(df)
 
 
-def _replace(spark, src, dst):
-    """Replaces the object/file `dst` by `src`'s bytes through the Hadoop API (an overwrite PUT on S3)."""
-    jvm = spark._jvm
-    conf = spark._jsc.hadoopConfiguration()
-    s, d = jvm.org.apache.hadoop.fs.Path(src), jvm.org.apache.hadoop.fs.Path(dst)
-    fs = d.getFileSystem(conf)
-    jvm.org.apache.hadoop.fs.FileUtil.copy(fs, s, fs, d, False, True, conf)
-
-
-def test_footer_cache_never_serves_a_same_length_rewrite(spark, store_dir):
-    """Issue 31's wrong answer, on the real store: two same-length files (the same values in
-    another order: other row-group statistics) put at one path within a second."""
+def _same_length_pair(spark, folder):
+    """The bytes of two Parquet files of one length with different contents: the same 20,000 values
+    in ascending and in descending order (other row-group statistics), uncompressed, no dictionary,
+    written locally by Spark with the footer. Where the two come out at different lengths
+    (parquet-java 1.15, Spark 4.0: 8 bytes apart) the shorter gets the difference as zero bytes
+    between its last column chunk and its footer, where no reader looks (FooterCacheSuite does
+    the same; the test reads both)."""
     opts = {"compression": "none", "parquet.enable.dictionary": "false", "parquet.block.size": "16384",
             "parquet.page.write-checksum.enabled": "false"}
-    write(spark, spark.range(0, 20000, 1, 1).selectExpr("id AS x"), store_dir + "/a", **opts)
-    write(spark, spark.range(0, 20000, 1, 1).selectExpr("19999 - id AS x"), store_dir + "/b", **opts)
-    files = {}
-    for name in ("a", "b"):
-        [f] = [r["path"] for r in footer.inspect(f"{store_dir}/{name}")]
-        files[name] = f
-    q = lambda: spark.read.schema("x BIGINT").parquet(files["a"]).where("x < 10000").count()
-    pi.clear_footer_cache(spark)
-    assert q() == 10000
+    out = []
+    for name, expr in (("a", "id AS x"), ("b", "19999 - id AS x")):
+        d = os.path.join(folder, name)
+        write(spark, spark.range(0, 20000, 1, 1).selectExpr(expr), d, **opts)
+        [f] = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".parquet")]
+        out.append(open(f, "rb").read())
+    a, b = out
+    short, n = (0, len(b) - len(a)) if len(a) < len(b) else (1, len(a) - len(b))
+    if n:
+        data = out[short]
+        at = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+        out[short] = data[:at] + bytes(n) + data[at:]
+    a, b = out
+    assert len(a) == len(b) and a != b
+    return a, b
+
+
+def test_footer_cache_never_serves_a_same_length_rewrite(spark, store_dir, tmp_dir):
+    """Issue 31's wrong answer, on the real store: two different objects of one length put at one
+    path within one second (S3's Last-Modified has one-second resolution; on HDFS, whose times
+    have milliseconds, the second object gets the first one's time, as a copy that keeps times
+    does), the first one's footer cached in between. The query prunes row groups by the footer's
+    statistics: a footer served from the cache for the second object answers a wrong count. On S3
+    the key holds the ETag; on HDFS (no ETag) a hit reads the file's last 64 bytes again."""
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    a, b = _same_length_pair(spark, tmp_dir)
+    name = f"{store_dir}/t.parquet"
+    path = jvm.org.apache.hadoop.fs.Path(name)
+    fs = path.getFileSystem(conf)
+    s3 = store_dir.startswith("s3a:")
+    gs = store_dir.startswith("gs:")  # a new generation, and times in milliseconds: no same-second premise
+
+    def put(data):
+        out = fs.create(path, True)
+        out.write(bytearray(data))
+        out.close()
+
+    q = lambda: spark.read.schema("x BIGINT").parquet(name).where("x < 10000").count()
+    for attempt in range(10):
+        while s3 and time.time() % 1 > 0.05:  # start at the beginning of a second
+            time.sleep(0.005)
+        put(a)
+        spark.catalog.refreshByPath(name)
+        pi.clear_footer_cache(spark)
+        assert q() == 10000  # the first object's footer, now cached
+        first = fs.getFileStatus(path)
+        put(b)
+        if not s3 and not gs:
+            fs.setTimes(path, first.getModificationTime(), -1)
+        now = fs.getFileStatus(path)
+        if gs or now.getModificationTime() == first.getModificationTime():
+            break  # (on S3: the second object landed in the first one's second)
+    else:
+        pytest.fail("the second object never landed within the first one's second (10 tries)")
+    assert now.getLen() == first.getLen() == len(a) == len(b)
+    if s3:
+        assert now.getEtag() != first.getEtag()
+    assert _bytes(spark, store_dir)["t.parquet"] == b
+    spark.catalog.refreshByPath(name)
+    # the expected count from Spark's own reader, without the library
+    spark.conf.set(READ, "false")
+    try:
+        expected = q()
+    finally:
+        spark.conf.unset(READ)
     pi.reset_footer_metrics(spark)
-    assert q() == 10000
+    got = q()
     m = pi.footer_cache_metrics(spark)
-    versioned = store_dir.startswith(("s3a:", "gs:"))
-    # a hit: on S3 keyed by the ETag and on GCS by the object's generation, no byte read; on HDFS (no
-    # version) the 64-byte tail check
-    assert m["cache_hits"] == 1 and m["bytes_read"] == (0 if versioned else 64), m
-    _replace(spark, files["b"], files["a"])
-    spark.catalog.refreshByPath(files["a"])
-    pi.reset_footer_metrics(spark)
-    assert q() == 10000
-    assert pi.footer_cache_metrics(spark)["cache_misses"] == 1
+    print(f"same-length rewrite ({store_dir.split(':')[0]}): {len(a)} bytes each, put within one second "
+          f"on try {attempt + 1}; {got} rows, Spark's reader {expected}; cache {m}")
+    assert expected == 10000
+    assert got == expected, f"the footer cache served the first object's footer: {got} rows, not {expected}"
+    assert m["cache_misses"] == 1 and m["cache_hits"] == 0, m
 
 
 STRACE = shutil.which("strace")
@@ -274,23 +360,102 @@ def _copy_folder(spark, src, dst):
 
 
 def _tool(stores, jars, *args, strace=()):
-    """The footer command line's argv and environment, as `cli` runs it, optionally under strace."""
+    """The footer command's JVM as the command line starts it (launcher's class path with the
+    hadoop-aws jars that HADOOP_CLASSPATH adds, S3A settings as -D; no class data archive written:
+    a kill must not leave a half-written one), optionally under strace. Run directly, not through
+    `python -m superspark.footer`: strace then traces the JVM alone (the Python process around it
+    makes writes of its own), and strace's own exit says whether it died by SIGKILL."""
+    from superspark.footer import _launcher as launcher
+
+    py4j, ours, *rest = footer.tool_classpath()
     d = [a for k, v in hadoop_settings(stores).items() for a in ("-D", f"{k}={v}")]
-    env = dict(os.environ, HADOOP_CLASSPATH=os.pathsep.join(jars))
-    return [*strace, sys.executable, "-m", "superspark.footer", args[0], *d, "--json", *args[1:]], env
+    argv = [launcher._java(), launcher._jvm_memory(), "-XX:TieredStopAtLevel=1", *launcher._jvm_logging(),
+            "-cp", os.pathsep.join([py4j, ours, *jars, *rest]), "io.superspark.parquet.footer.tools.FooterTool",
+            args[0], *d, *args[1:]]
+    return [*strace, *argv], dict(os.environ)
 
 
-def _store_writes(trace):
-    """(syscall, n) of every write the traced tool made to a TCP socket (the store's servers): strace
-    counts each syscall per thread, so the nth write of its thread names one kill point."""
-    seen, points = collections.Counter(), []
+_SYSCALL = re.compile(r"(\d+)\s+(\w+)\((\d+)<")
+_RESUMED = re.compile(r"(\d+)\s+<\.\.\. (\w+) resumed>")
+_TCP = re.compile(r"\d+<TCP(?:v6)?:\[(.*?)\]>")
+
+
+def _calls(trace):
+    """The system calls of an strace -f -yy output file, in its order: dicts of tid, call, n (the
+    call's number among that thread's calls of that syscall: what strace's `when=` counts), the
+    remote TCP port of its descriptor (None: not a TCP socket), and whether it returned."""
+    seen, out, pending = collections.Counter(), [], {}
     for line in open(trace):
-        m = re.match(r"(\d+)\s+(write|writev|sendto|sendmsg)\((\d+)<(\w+)", line)
+        m = _SYSCALL.match(line)
         if m:
-            seen[(m.group(1), m.group(2))] += 1
-            if m.group(4).startswith("TCP"):
-                points.append((m.group(2), seen[(m.group(1), m.group(2))]))
-    return points
+            tid, call = m.group(1), m.group(2)
+            seen[(tid, call)] += 1
+            tcp = _TCP.match(line, m.end(2) + 1)
+            port = int(tcp.group(1).rsplit(":", 1)[1]) if tcp else None
+            e = {"tid": tid, "call": call, "n": seen[(tid, call)], "port": port, "line": line.strip()[:160]}
+            unfinished = line.rstrip().endswith("<unfinished ...>")
+            e["returned"] = not unfinished and not line.rstrip().endswith("= ?")
+            out.append(e)
+            if unfinished:
+                pending[(tid, call)] = e
+            continue
+        m = _RESUMED.match(line)
+        if m and (m.group(1), m.group(2)) in pending:
+            pending.pop((m.group(1), m.group(2)))["returned"] = not line.rstrip().endswith("= ?")
+    return out
+
+
+def _store_ports(stores, store_dir):
+    """The TCP ports the store's servers listen on: S3's and GCS's endpoints; HDFS's name node and the ports its
+    process listens on (the data node's), read from /proc by the pid dev/stores/start.sh keeps."""
+    from conftest import REPO
+
+    if store_dir.startswith("s3a:"):
+        return {int(stores["SUPERSPARK_S3_ENDPOINT"].rsplit(":", 1)[1])}
+    if store_dir.startswith("gs:"):
+        return {int(stores["SUPERSPARK_GCS_ENDPOINT"].rsplit(":", 1)[1])}
+    ports = {int(stores["SUPERSPARK_HDFS_URI"].rsplit(":", 1)[1])}
+    pidfile = os.path.join(REPO, ".tools", "stores", "run", "hdfs.pid")
+    if os.path.exists(pidfile):
+        pid = open(pidfile).read().strip()
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for row in open(table).read().splitlines()[1:]:
+                f = row.split()
+                if f[3] == "0A" and f[9] in inodes:  # LISTEN
+                    ports.add(int(f[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _aimed_store_writes(trace, ports):
+    """(syscall, n) of the writes the traced tool made to the store's sockets that strace's
+    `inject=SYSCALL:signal=KILL:when=N` would hit: that filter fires on the first thread to make its
+    Nth call of SYSCALL, on whatever descriptor, so a point counts only where, in the traced run,
+    the first thread to reach its Nth call made it on a store socket."""
+    first = {}
+    for e in _calls(trace):
+        first.setdefault((e["call"], e["n"]), e)
+    return [k for k, e in first.items() if e["port"] in ports]
+
+
+def _kill_reached(trace, call, n, ports):
+    """What the kill run's injection hit: the call strace stopped (the Nth `call` of its thread, not
+    returned), asserted to be a write to a store socket in a process then killed by SIGKILL."""
+    calls = _calls(trace)
+    # strace injects at every thread's Nth call: the first one it stopped (its line comes first) is
+    # the kill; another thread's Nth call may be stopped too while the process dies
+    hit = [e for e in calls if e["call"] == call and e["n"] == n and not e["returned"]][:1]
+    text = open(trace).read()
+    assert hit, (call, n, "no such call stopped", text[-2000:])
+    killed = set(re.findall(r"^(\d+)\s+\+\+\+ killed by SIGKILL \+\+\+", text, re.M))
+    assert hit[0]["tid"] in killed, (hit[0], sorted(killed), text[-2000:])
+    assert hit[0]["port"] in ports, f"the kill at the {n}th {call} hit {hit[0]['line']!r}, not a socket to {ports}"
+    return hit[0]
 
 
 @pytest.mark.skipif(STRACE is None, reason="strace is not installed (dev/setup.sh installs it)")
@@ -310,23 +475,28 @@ def test_kill_the_tool_at_chosen_store_writes_every_object_old_or_new(spark, sto
     assert code == 0 and {r["status"] for r in out} == {"added"}, out
     new = _bytes(spark, f"{store_dir}/clean")
     assert new.keys() == old.keys() and all(new[n] != old[n] for n in old)
-    # the kill points: the writes to the store's sockets of one traced run
+    # the kill points: the writes to the store's sockets of one traced run that strace's per-thread
+    # count hits (_aimed_store_writes)
+    ports = _store_ports(stores, store_dir)
     _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
     trace = os.path.join(tmp_dir, "trace.txt")
     argv, env = _tool(stores, store_jars, "add", f"{store_dir}/probe",
                       strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
     assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-    points = _store_writes(trace)
-    assert len(points) >= 10, points
+    points = _aimed_store_writes(trace, ports)
+    assert len(points) >= 10, (ports, points)
     chosen = [points[i] for i in sorted({0, len(points) // 4, len(points) // 2, 3 * len(points) // 4, len(points) - 1})]
-    killed, forms = 0, collections.Counter()
+    forms, reached = collections.Counter(), []
     for i, (call, n) in enumerate(chosen):
         d = f"{store_dir}/kill{i}"
         _copy_folder(spark, f"{store_dir}/old", d)
-        argv, env = _tool(stores, store_jars, "add", d, strace=(STRACE, "-f", "-qq", "-o", os.devnull, "-e",
+        kill_trace = os.path.join(tmp_dir, f"kill{i}.txt")
+        argv, env = _tool(stores, store_jars, "add", d, strace=(STRACE, "-f", "-qq", "-yy", "-o", kill_trace, "-e",
                                                              f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
         p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
-        killed += p.returncode != 0
+        assert p.returncode == -signal.SIGKILL, (call, n, p.returncode)  # strace's tracee died by SIGKILL
+        hit = _kill_reached(kill_trace, call, n, ports)  # the kill point: a write to the store, then SIGKILL
+        reached.append(f"{call}#{n}->:{hit['port']}")
         got = _bytes(spark, d)
         assert got.keys() == old.keys(), (call, n, sorted(got))
         for name, data in got.items():
@@ -344,9 +514,8 @@ def test_kill_the_tool_at_chosen_store_writes_every_object_old_or_new(spark, sto
         code, out = cli(stores, store_jars, "add", "-D", "superspark.footer.staleTempSeconds=0", d)
         assert code == 0 and {r["status"] for r in out} <= {"added", "unchanged"}, out
         assert _bytes(spark, d) == new
-    print(f"kill test ({store_dir.split(':')[0]}): {len(points)} store writes, kills at {chosen}, {killed} runs "
-          f"killed, objects after the kills: {dict(forms)}")
-    assert killed >= len(chosen) - 1  # (a point one thread reaches only in the traced run may not recur)
+    print(f"kill test ({store_dir.split(':')[0]}): {len(points)} store writes strace can aim at (ports "
+          f"{sorted(ports)}), every kill reached its point: {reached}; objects after the kills: {dict(forms)}")
     assert forms["old"] and forms["new"], forms  # the kills fell before, inside and after the uploads
 
 

@@ -78,21 +78,39 @@ def tool_classpath() -> List[str]:
     if len(py4j) != 1:
         raise FileNotFoundError(f"expected one py4j-<version>.jar in {jars}, found {py4j or 'none'}")
     first = [j for pattern in _TOOL_JARS for j in sorted(glob.glob(os.path.join(jars, pattern)))]
-    return [py4j[0], jar_path(), *_hadoop_classpath(), *first, os.path.join(jars, "*")]
+    conf_dir = os.environ.get("HADOOP_CONF_DIR")
+    return [py4j[0], jar_path(), *_hadoop_classpath(), *first, os.path.join(jars, "*"), *([conf_dir] if conf_dir else [])]
 
 
 def _hadoop_classpath() -> List[str]:
-    """What Hadoop's own tools add: ``HADOOP_CONF_DIR`` (its ``core-site.xml``: file system
-    settings such as ``fs.s3a.*``) and ``HADOOP_CLASSPATH`` (connector jars such as
-    ``hadoop-aws`` and the AWS SDK), both as Hadoop reads them."""
-    out = []
-    conf_dir = os.environ.get("HADOOP_CONF_DIR")
-    if conf_dir:
-        out.append(conf_dir)
+    """What Hadoop's own tools add before pyspark's jars: ``HADOOP_CLASSPATH`` (connector jars
+    such as ``hadoop-aws`` and the AWS SDK; a folder of classes or settings too), as Hadoop reads
+    it. ``HADOOP_CONF_DIR`` (its ``core-site.xml``: file system settings such as ``fs.s3a.*``)
+    comes last on the class path, after every jar, as Spark's own launcher puts it: a folder
+    there does not stop the class data archive (:func:`_class_data_usable`)."""
     extra = os.environ.get("HADOOP_CLASSPATH")
-    if extra:
-        out.extend(e for e in extra.split(os.pathsep) if e)
-    return out
+    return [e for e in extra.split(os.pathsep) if e] if extra else []
+
+
+def _class_data_usable(classpath: List[str]) -> bool:
+    """Whether the JVM can write and map a class data archive for ``classpath``: it refuses to
+    write one ("Cannot have non-empty directory in paths") when a folder that is not empty comes
+    before a jar a class is loaded from. Folders after the last jar (``HADOOP_CONF_DIR``, which
+    holds settings, no classes) are fine; a folder anywhere else (one in ``HADOOP_CLASSPATH``)
+    switches the archive off for that class path."""
+    last_jar = max((i for i, e in enumerate(classpath) if not os.path.isdir(e)), default=-1)
+    for e in classpath[:last_jar]:
+        try:
+            if os.path.isdir(e) and os.listdir(e):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _warn(message: str) -> None:
+    """A warning of the launcher's own (its class data archive), on stderr: never the command's failure."""
+    print(f"superspark-footer: warning: {message}", file=sys.stderr)
 
 
 def set_hadoop_conf(key: str, value: str) -> None:
@@ -162,9 +180,13 @@ def _class_data_archive(java: str, classpath: List[str]) -> Optional[str]:
 
     if os.environ.get("SUPERSPARK_FOOTER_CDS", "on").lower() in ("0", "off", "false", "no"):
         return None
+    if not _class_data_usable(classpath):
+        return None
     key = hashlib.sha256()
     binary = shutil.which(java) or java
-    for entry in [os.path.realpath(binary), *classpath]:
+    # the folders (after the last jar) hold no archived class: left out of the key, so that one
+    # archive serves the same jars with or without HADOOP_CONF_DIR
+    for entry in [os.path.realpath(binary), *(e for e in classpath if not os.path.isdir(e))]:
         for f in sorted(glob.glob(entry)) if entry.endswith("*") else [entry]:
             try:
                 st = os.stat(f)
@@ -238,15 +260,53 @@ def run_tool_process(command: str, paths: List[str], output: Optional[str] = Non
                             "-cp", os.pathsep.join(classpath),
                             "io.superspark.parquet.footer.tools.FooterTool", *args],
                            stdout=subprocess.PIPE, stderr=None if debug else subprocess.PIPE, text=True)
-        if p.returncode == 0 and tmp is not None and os.path.exists(tmp):
-            os.replace(tmp, archive)
+        # FooterTool prints its JSON array as the last thing its main does, then returns: with
+        # that line printed the command is done, and a JVM that then fails at exit failed writing
+        # the class data archive, the launcher's own cache (a warning, not the command's failure)
+        result = _result_line(p.stdout)
+        if tmp is not None and result is not None:
+            if p.returncode != 0:
+                _warn(f"class data archive not written (the JVM exited with {p.returncode} after the command: "
+                      f"{_jvm_exit_message(p.stdout)}); the command's result stands")
+            elif os.path.exists(tmp):
+                try:
+                    os.replace(tmp, archive)
+                except OSError as e:
+                    _warn(f"class data archive not kept ({e}); the command's result stands")
     finally:
         if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
-    lines = p.stdout.strip().splitlines()
-    if p.returncode != 0 or not lines:
-        raise RuntimeError(f"footer tool JVM exited with {p.returncode}: {(p.stderr or '').strip()[-2000:]}")
-    return json.loads(lines[-1])
+            try:
+                os.remove(tmp)
+            except OSError as e:
+                _warn(f"temporary class data archive {tmp} not removed ({e})")
+    if result is None or (p.returncode != 0 and tmp is None):
+        raise RuntimeError(f"footer tool JVM exited with {p.returncode}: {(p.stderr or '').strip()[-2000:]}"
+                           f"{(p.stdout or '').strip()[-1000:]}")
+    return result
+
+
+def _result_line(stdout: str):
+    """The command's JSON array (the last line of stdout that is one), or None."""
+    for line in reversed((stdout or "").splitlines()):
+        if line.startswith("["):
+            try:
+                out = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(out, list):
+                return out
+    return None
+
+
+def _jvm_exit_message(stdout: str) -> str:
+    """What the JVM printed after the command's JSON line (its own error at exit), on one line."""
+    lines = (stdout or "").splitlines()
+    tail = []
+    for line in reversed(lines):
+        if line.startswith("["):
+            break
+        tail.append(line.strip())
+    return " ".join(reversed(tail)).strip() or "no message"
 
 
 def has_gateway() -> bool:

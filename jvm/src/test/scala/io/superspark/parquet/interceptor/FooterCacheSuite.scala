@@ -226,12 +226,16 @@ class FooterCacheSuite extends SparkSessionSuite {
   }
 
   /**
-   * Issue 31's wrong answer: two files of one length with the same values in another order (so
-   * other row-group statistics) put at one path with one modification time (S3's Last-Modified
-   * has one-second resolution), then a filter that prunes row groups by the footer's statistics.
-   * Before the fix the second file was answered from the first one's cached footer: 0 rows.
+   * Two files of one length with different contents: the same 20,000 values in ascending and in
+   * descending order (other row-group statistics), uncompressed, no dictionary. parquet-java 1.16+
+   * (Spark 4.1-4.3) writes them at one length; 1.15 (Spark 4.0) writes the descending one 8 bytes
+   * longer (and padding the footer's key-value metadata moves the lengths in steps that never meet:
+   * tried, 0-23 characters). So the shorter file gets the difference as zero bytes between its last
+   * column chunk and its footer, where no reader looks (a reader finds the footer from the file's
+   * end, and the column chunks and page indexes by the offsets the footer gives): the premise
+   * holds on every line, and both files still read (the test reads both).
    */
-  private def sameLengthSameTime(dir: Path, scheme: String): (Long, Long, Map[String, Long]) = {
+  private def sameLengthPair(dir: Path): (Path, Path) = {
     val opts = Seq("compression" -> "none", "parquet.enable.dictionary" -> "false", "parquet.block.size" -> "16384",
       "parquet.page.write-checksum.enabled" -> "false") // page headers of one size in both files
     val a = dir.resolve("a").toString
@@ -240,11 +244,33 @@ class FooterCacheSuite extends SparkSessionSuite {
     writeExt(spark.range(0, 20000, 1, 1).selectExpr("19999 - id AS x"), b, opts: _*)
     val Seq(fa) = parquetFiles(Path.of(a))
     val Seq(fb) = parquetFiles(Path.of(b))
-    // The premise: same length. parquet-java 1.15 (Spark 4.0) writes these two files 8 bytes apart,
-    // so there the case cannot be made this way and the test cancels, saying so; 1.16+ (4.1-4.3) run it.
-    assume(Files.size(fa) == Files.size(fb),
-      s"parquet-java ${org.apache.parquet.Version.VERSION_NUMBER} writes the two files at different lengths")
-    assert(FooterFiles.readFooter(fa).footer.length == FooterFiles.readFooter(fb).footer.length)
+    val diff = Files.size(fb) - Files.size(fa)
+    if (diff != 0) padBeforeFooter(if (diff > 0) fa else fb, math.abs(diff).toInt)
+    (fa, fb)
+  }
+
+  /** Inserts `n` zero bytes before `file`'s footer (after its last column chunk and page index). */
+  private def padBeforeFooter(file: Path, n: Int): Unit = {
+    val bytes = Files.readAllBytes(file)
+    val footerLength = java.nio.ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt
+    val at = bytes.length - 8 - footerLength
+    val out = new Array[Byte](bytes.length + n)
+    System.arraycopy(bytes, 0, out, 0, at)
+    System.arraycopy(bytes, at, out, at + n, bytes.length - at)
+    replaceContents(file, out)
+  }
+
+  /**
+   * Issue 31's wrong answer: two files of one length with the same values in another order (so
+   * other row-group statistics) put at one path with one modification time (S3's Last-Modified
+   * has one-second resolution), then a filter that prunes row groups by the footer's statistics.
+   * Before the fix the second file was answered from the first one's cached footer: 0 rows.
+   */
+  private def sameLengthSameTime(dir: Path, scheme: String): (Long, Long, Map[String, Long], String) = {
+    val (fa, fb) = sameLengthPair(dir)
+    val a = dir.resolve("a").toString
+    assert(Files.size(fa) == Files.size(fb)) // the premise: same length, on every line
+    assert(!java.util.Arrays.equals(Files.readAllBytes(fa), Files.readAllBytes(fb)))
     val uri = s"$scheme://${Path.of(a).toUri.getPath}"
     val q = () => spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count()
     FooterCache.clear()
@@ -258,12 +284,12 @@ class FooterCacheSuite extends SparkSessionSuite {
     val expected = withSQLConf(FooterInterceptorConf.ReadKey -> "false") { q() }
     FooterMetrics.reset()
     val got = q()
-    (got, expected, FooterMetrics.cacheSnapshot())
+    (got, expected, FooterMetrics.cacheSnapshot(), uri)
   }
 
   test("issue 31: a same-length rewrite with the same modification time is not served from the cache (no ETag: tail check)") {
     withTempDir { dir =>
-      val (got, expected, m) = sameLengthSameTime(dir, "file")
+      val (got, expected, m, _) = sameLengthSameTime(dir, "file")
       assert(expected == 10000L)
       assert(got == expected, s"the footer cache served the replaced file's footer: $got rows, not $expected")
       // the cached entry's tail did not match the file's: a miss, the footer read again
@@ -273,11 +299,10 @@ class FooterCacheSuite extends SparkSessionSuite {
 
   test("issue 31: the same on a store whose statuses carry an ETag (keyed by ETag; a hit reads nothing)") {
     withTempDir { dir =>
-      val (got, expected, m) = sameLengthSameTime(dir, "etagfs")
+      val (got, expected, m, uri) = sameLengthSameTime(dir, "etagfs")
       assert(expected == 10000L && got == expected)
       assert(m("cache_misses") == 1 && m("cache_hits") == 0)
       // unchanged: a hit, keyed by the ETag, with no read at all (no tail check)
-      val uri = s"etagfs://${dir.resolve("a").toUri.getPath}"
       FooterMetrics.reset()
       assert(spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count() == 10000L)
       val m2 = FooterMetrics.cacheSnapshot()
