@@ -12,6 +12,12 @@ OTHER_LINES ?= 4.0 4.1 4.2
 # Delta lines compile more packages).
 LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.* \
 	io.superspark.bsup.spark.BsupColumnarSuite io.superspark.PackageCyclesSuite
+# What each other line leaves to another (scalatest tags, jvm/src/test/scala/io/superspark/TestTags.scala;
+# docs/ci.md): the line-independent tests at scale run on 4.3, the Delta with/without twins whole on 4.2,
+# the corpus once per parquet-java version (4.2 has 4.3's).
+LINE_EXCLUDES_4.0 = -l io.superspark.LineIndependent -l io.superspark.DeltaNewestLine
+LINE_EXCLUDES_4.1 = $(LINE_EXCLUDES_4.0)
+LINE_EXCLUDES_4.2 = -l io.superspark.LineIndependent -l io.superspark.OncePerParquetJava
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
 	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py tests/test_every_writer.py \
 	$(wildcard tests/test_arrow*.py)
@@ -32,8 +38,11 @@ test: shared-notice setup
 	rm -rf jvm/target/pytest-reports
 	$(MAKE) bench-compile
 	$(MAKE) parquet-rs-check
+	@echo "[superspark] $$(date +%T) Spark line 4.3: scalatest"
 	./dev/sbt test
+	@echo "[superspark] $$(date +%T) Spark line 4.3: pytest"
 	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
+	@echo "[superspark] $$(date +%T) Spark line 4.3: store suites"
 	$(MAKE) test-stores
 	$(MAKE) test-lines
 	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
@@ -46,12 +55,16 @@ parquet-rs-check:
 # The version-specific and Delta suites on every line but 4.3 (scalatest, then pytest): 4.0, 4.1, 4.2.
 test-lines:
 	set -e; for l in $(OTHER_LINES); do \
-	  echo "[superspark] Spark line $$l"; \
+	  echo "[superspark] $$(date +%T) Spark line $$l: setup"; \
 	  SPARK_LINE=$$l ./dev/setup.sh; \
-	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES)"; \
+	  case $$l in 4.0) x="$(LINE_EXCLUDES_4.0)";; 4.1) x="$(LINE_EXCLUDES_4.1)";; 4.2) x="$(LINE_EXCLUDES_4.2)";; *) x="";; esac; \
+	  echo "[superspark] $$(date +%T) Spark line $$l: scalatest"; \
+	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES) -- $$x"; \
+	  echo "[superspark] $$(date +%T) Spark line $$l: pytest"; \
 	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
+	  echo "[superspark] $$(date +%T) Spark line $$l: store smoke"; \
 	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke --junitxml=jvm/target/pytest-reports/stores-$$l.xml; \
-	done
+	done; echo "[superspark] $$(date +%T) lines done"
 
 # The store suites (issues 31, 40, docs/storage.md): tests_stores/ on S3 (S3Proxy), HDFS (a mini-cluster) and
 # GCS (fake-gcs-server, built with `go install` once; gs:// on 4.3 only), all started by dev/stores/start.sh

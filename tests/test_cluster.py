@@ -150,12 +150,14 @@ def _alive_workers(webui: int) -> int:
         return -1
 
 
-@pytest.fixture
-def standalone_cluster(tmp_path):
-    """A standalone master and two workers (1 core, 1 GiB each) on 127.0.0.1; yields the
-    master URL and the token its JVMs carry; stops them all afterwards."""
+@pytest.fixture(scope="module")
+def standalone_cluster(tmp_path_factory):
+    """A standalone master and two workers (1 core, 1 GiB each) on 127.0.0.1, shared by this
+    module's apps (one after the other); yields the master URL and the token its JVMs carry;
+    stops them all afterwards."""
     import pyspark
 
+    tmp_path = tmp_path_factory.mktemp("cluster")
     spark_home = os.path.dirname(pyspark.__file__)
     token = uuid.uuid4().hex
     port, webui = _free_port(), _free_port()
@@ -188,7 +190,7 @@ def standalone_cluster(tmp_path):
             _wait(lambda: _alive_workers(webui) == 2, 60, "two workers")
         except AssertionError as e:
             raise AssertionError(f"{e}\n{tails()}") from None
-        yield url, token, tails
+        yield url, token, tails, tmp_path
     finally:
         for p in reversed(procs):  # workers first: they stop their executors
             _signal_group(p, signal.SIGTERM)
@@ -230,7 +232,8 @@ def _run_app(app, url, token, tails, out):
 
 
 def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
-    url, token, tails = standalone_cluster
+    url, token, tails, cluster_dir = standalone_cluster
+    apps_before = set(cluster_dir.glob("work*/app-*"))
     began = time.monotonic()
     out = tmp_path / "data"
     out.mkdir()
@@ -239,8 +242,9 @@ def test_superspark_on_a_standalone_cluster(standalone_cluster, tmp_path):
 
     assert res["executors"] == 2
     # Each executor fetched the jar from the driver (spark.jars) into its work directory.
-    shipped = sorted(str(p.relative_to(tmp_path)).split(os.sep)[0]
-                     for p in tmp_path.glob("work*/app-*/*/superspark-spark*_2.13-*.jar"))
+    shipped = sorted(str(p.relative_to(cluster_dir)).split(os.sep)[0]
+                     for p in cluster_dir.glob("work*/app-*/*/superspark-spark*_2.13-*.jar")
+                     if p.parent.parent not in apps_before)
     assert shipped == ["work1", "work2"], shipped
     assert res["bsup_schema"] == "struct<id:bigint,s:string,d:double,a:array<bigint>>"
     assert res["bsup_rows"] == [[i, f"v{i}", i / 4, [i, i + 1]] for i in range(200)]
@@ -283,7 +287,7 @@ _EVERY_WRITER_APP = textwrap.dedent("""
 def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     """spark.superspark.parquet.footer.everyWriter on a cluster: the executors' file systems add the
     footer (the driver wrote none of the files), each file verifies valid with the command line."""
-    url, token, tails = standalone_cluster
+    url, token, tails, _ = standalone_cluster
     out = tmp_path / "data"
     out.mkdir()
     res = _run_app(_EVERY_WRITER_APP, url, token, tails, out)

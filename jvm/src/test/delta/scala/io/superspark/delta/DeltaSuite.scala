@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Row, SparkSession}
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.superspark.SuperSparkExtensions
+import io.superspark.{SuperSparkExtensions, TestTags}
 import io.superspark.delta.lake.FooterDeltaParquetFileFormat
 import io.superspark.parquet.interceptor.FooterInterceptorConf
 import io.superspark.parquet.footer.codec.FooterForm
@@ -83,7 +83,7 @@ class DeltaSuite extends AnyFunSuite {
     assert(snaps("files") == Seq("part"))
   }
 
-  test("MERGE, UPDATE and DELETE with deletion vectors read the same with and without superspark") {
+  test("MERGE, UPDATE and DELETE with deletion vectors read the same with and without superspark", TestTags.DeltaNewestLine) {
     val snaps = sameWithAndWithout { (spark, dir) =>
       val t = dir.resolve("dv")
       spark.range(0, 1000).selectExpr("id", "id % 10 AS k", "CAST(id AS STRING) AS v").repartition(2)
@@ -109,7 +109,7 @@ class DeltaSuite extends AnyFunSuite {
     assert(snaps("rows") == expected)
   }
 
-  test("OPTIMIZE, time travel, VACUUM and checkpoints read the same with and without superspark") {
+  test("OPTIMIZE, time travel, VACUUM and checkpoints read the same with and without superspark", TestTags.DeltaNewestLine) {
     val snaps = sameWithAndWithout { (spark, dir) =>
       val t = dir.resolve("opt")
       (0 until 6).foreach { i =>

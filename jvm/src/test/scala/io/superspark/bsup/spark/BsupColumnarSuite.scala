@@ -5,7 +5,7 @@ import java.nio.file.Files
 
 import scala.util.Random
 
-import io.superspark.SparkSessionSuite
+import io.superspark.{SparkSessionSuite, TestTags}
 import io.superspark.bsup.{BsupFuzz, BsupVersionsSuite, Evidence, SuperType, Value}
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row}
@@ -95,7 +95,7 @@ class BsupColumnarSuite extends SparkSessionSuite {
   }
 
   for (v <- Seq(0, 5)) {
-    test(s"SuperDB's files at version $v: the same rows both ways, in every mode") {
+    test(s"SuperDB's files at version $v: the same rows both ways, in every mode", TestTags.LineIndependent) {
       assume(Evidence.available.isDefined, Evidence.missing)
       var batched = 0
       for (c <- Evidence.cases(v); f <- Evidence.files(v, c)) {
@@ -219,7 +219,8 @@ class BsupColumnarSuite extends SparkSessionSuite {
     same("batchable")(read(dir, "PERMISSIVE", Some(StructType(Seq(StructField("id", LongType))))))
   }
 
-  test("mutated files (the fuzzer's seeds, fixed mutations): the same rows or error both ways in every mode") {
+  test("mutated files (the fuzzer's seeds, fixed mutations): the same rows or error both ways in every mode",
+    TestTags.LineIndependent) {
     val seeds = BsupFuzz.seeds()
     val rnd = new Random(20261127L)
     val dir = tmp()

@@ -13,7 +13,7 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
-import io.superspark.SparkSessionSuite
+import io.superspark.{SparkSessionSuite, TestTags}
 import io.superspark.parquet.footer.tools.FooterTool
 
 /**
@@ -246,7 +246,8 @@ class ParquetCorpusSuite extends SparkSessionSuite {
 
   // ---- the test ----
 
-  test("parquet-testing and generated files: interceptor reads as Spark does (or better), footer round trip") {
+  test("parquet-testing and generated files: interceptor reads as Spark does (or better), footer round trip",
+    TestTags.OncePerParquetJava) {
     val tmp = Files.createTempDirectory("parquet-corpus")
     try {
       val started = System.nanoTime()
