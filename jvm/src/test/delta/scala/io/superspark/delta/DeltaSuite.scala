@@ -203,18 +203,96 @@ class DeltaSuite extends AnyFunSuite {
         assert(rowsOut.contains("151|n151|1|75.5") && !rowsOut.exists(_.startsWith("150|")))
         assert(metrics("footers_flatbuffer") > 0 && metrics("footers_thrift") == 0 && metrics("fallbacks") == 0, metrics)
 
-        // Deletion vectors: Delta fills its row-deleted column around Spark's reader, so those scans stay Delta's.
+        // Deletion vectors: the row-deleted column is filled beside the footer library's reader.
         spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
         spark.sql(s"DELETE FROM delta.`$t` WHERE id % 10 = 3")
         val (dvRows, dvMetrics) = scan(query(t))
         assert(dvRows.size == 199 - 20 && !dvRows.exists(_.startsWith("153|")))
-        assert(dvMetrics.values.sum == 0, dvMetrics)
+        assert(dvMetrics("footers_flatbuffer") > 0 && dvMetrics("footers_thrift") == 0 && dvMetrics("fallbacks") == 0,
+          dvMetrics)
         (rowsOut, dvRows)
       }
       withSession(superspark = false) { spark =>
         assert(rows(spark, query(t, " VERSION AS OF 3")) == plain)
         assert(rows(spark, query(t)) == dv)
       }
+    }
+  }
+
+  test("deletion vectors at every row group boundary, _metadata.row_index and row tracking's row ids: " +
+    "read through the footer library, the same as Delta's reader and as Delta alone, in every split and both readers") {
+    import org.apache.hadoop.fs.{Path => HPath}
+    import org.apache.parquet.hadoop.ParquetFileReader
+    import org.apache.parquet.hadoop.util.HadoopInputFile
+    import io.superspark.parquet.footer.tools.FooterTableJob
+    import io.superspark.parquet.interceptor.FooterMetrics
+    withDir { dir =>
+      val t = dir.resolve("rows").toString
+      val queries = Seq(
+        "rows" -> s"SELECT id, v FROM delta.`$t`",
+        "filtered" -> s"SELECT count(*), sum(id) FROM delta.`$t` WHERE id % 7 <> 1 AND id >= 500",
+        "row_index" -> s"SELECT id, _metadata.file_name, _metadata.row_index FROM delta.`$t`",
+        "row_id" -> s"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM delta.`$t`")
+      def all(spark: SparkSession): Map[String, Seq[String]] = queries.map { case (k, q) => k -> rows(spark, q) }.toMap
+      val (ours, theirs, deleted) = withSession(superspark = true) { spark =>
+        spark.sparkContext.hadoopConfiguration.setInt("parquet.block.size", 8 << 10) // row groups of ~100s of rows
+        spark.sql(s"CREATE TABLE delta.`$t` (id BIGINT, v STRING) USING delta TBLPROPERTIES (" +
+          "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')")
+        spark.range(0, 6000, 1, 2).selectExpr("id", "concat('v', id) AS v").write.format("delta").mode("append").save(t)
+        val idsBefore = spark.conf.get(FooterInterceptorConf.ReadKey)
+        def vanilla[T](f: => T): T = {
+          spark.conf.set(FooterInterceptorConf.ReadKey, "false")
+          try f finally spark.conf.set(FooterInterceptorConf.ReadKey, idsBefore)
+        }
+        val rowIdsBefore = vanilla(rows(spark, queries.toMap.apply("row_id").replace(", _metadata.row_commit_version", "")))
+        val added = FooterTableJob.run(spark, t, "add", null, progress = false).collect()
+        assert(added.nonEmpty && added.forall(_.getString(1) == "done"), added.mkString("\n"))
+        // The row groups of each file (parquet-java's own footer read) and, by Spark's reader, which id
+        // sits at which row index: the ids at both sides of every row group boundary are deleted.
+        val index = vanilla(spark.sql(s"SELECT id, _metadata.file_path, _metadata.row_index FROM delta.`$t`").collect())
+          .map(r => (r.getString(1), r.getLong(2)) -> r.getLong(0)).toMap
+        val files = index.keys.map(_._1).toSeq.distinct
+        val boundaries = files.flatMap { f =>
+          val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new HPath(f), spark.sparkContext.hadoopConfiguration))
+          val counts = try reader.getFooter.getBlocks.asScala.map(_.getRowCount) finally reader.close()
+          assert(counts.size >= 5, s"$f has ${counts.size} row groups")
+          val starts = counts.scanLeft(0L)(_ + _)
+          starts.init.flatMap(s => Seq(s - 1, s)).filter(_ >= 0).map(i => index((f, i))) :+ index((f, starts.last - 1))
+        }.toSet
+        spark.sql(s"DELETE FROM delta.`$t` WHERE id IN (${boundaries.mkString(",")})")
+        val dvs = spark.sql(s"DESCRIBE HISTORY delta.`$t`").select("operationMetrics").collect()
+          .map(_.getMap[String, String](0)).exists(_.get("numDeletionVectorsAdded").exists(_.toLong > 0))
+        assert(dvs, "the DELETE wrote deletion vectors")
+        assert(vanilla(rows(spark, queries.toMap.apply("row_id").replace(", _metadata.row_commit_version", ""))) ==
+          rowIdsBefore.filterNot(r => boundaries.contains(r.split('|')(0).toLong)), "add kept the row ids")
+        // Ours, in both readers and in splits of a few row groups each; then Delta's reader in the same session.
+        val runs = for ((vectorized, split) <- Seq("true" -> "128MB", "true" -> "16KB", "false" -> "16KB")) yield {
+          spark.conf.set("spark.sql.parquet.enableVectorizedReader", vectorized)
+          spark.conf.set("spark.sql.files.maxPartitionBytes", split)
+          spark.conf.set("spark.sql.files.openCostInBytes", "1")
+          try {
+            val got = all(spark)
+            val df = spark.sql(queries.toMap.apply("row_index"))
+            df.collect()
+            val m = FooterMetrics.ofPlan(df.queryExecution.executedPlan)
+            assert(m("footers_flatbuffer") > 0 && m("footers_thrift") == 0 && m("fallbacks") == 0, (vectorized, split, m))
+            (vectorized, split, got, vanilla(all(spark)))
+          } finally Seq("spark.sql.parquet.enableVectorizedReader", "spark.sql.files.maxPartitionBytes",
+            "spark.sql.files.openCostInBytes").foreach(spark.conf.unset)
+        }
+        runs.foreach { case (v, sp, got, delta) =>
+          queries.foreach { case (k, _) => assert(got(k) == delta(k), s"$k differs from Delta's reader (vectorized $v, split $sp)") }
+        }
+        (runs.head._3, runs.head._4, boundaries)
+      }
+      val alone = withSession(superspark = false)(all)
+      assert(ours == alone && theirs == alone)
+      // and by values computed here: the ids left, and each file's row indexes with gaps where rows were deleted
+      val left = (0L until 6000L).filterNot(deleted.contains)
+      assert(ours("rows") == left.map(id => s"$id|v$id").sorted)
+      val kept = left.filter(id => id % 7 != 1 && id >= 500)
+      assert(ours("filtered") == Seq(s"${kept.size}|${kept.sum}"))
+      assert(ours("row_index").size == left.size && ours("row_id").size == left.size)
     }
   }
 

@@ -4,31 +4,36 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.delta.{DeltaColumnMapping, DeltaParquetFileFormat, NameMapping, NoMapping}
+import org.apache.spark.sql.delta.actions.{Metadata, Protocol}
+import org.apache.spark.sql.delta.sources.DeltaSQLConf
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.superspark.ParquetFooterScan
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.util.SerializableConfiguration
 
 import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterScanFormat, InterceptorScanHooks}
 
 /**
  * Delta Lake's Parquet format, whose scans read footers through the footer library
  * (docs/parquet-interceptor.md, "Delta Lake"). It is Delta's own format, not a replacement: the
- * same parameters, schema handling, splitting and file metadata. Only the reader of plain data
+ * same parameters, schema handling, splitting and file metadata. Only the reader of the data
  * columns differs. `DeltaParquetFileFormat.buildReaderWithPartitionValues` turns the schemas to
  * physical names and hands them to Spark's `ParquetFileFormat` reader, which it reaches by a
- * `super` call (no subclass can change that). It wraps that reader only when the scan asks for a
- * column that Delta fills in itself. So this format gives the same physical schemas and filters to
- * the footer library's copy of that reader instead, and leaves every other scan to Delta
- * unchanged:
- *  - scans with Delta's deletion-vector column or a row-index column (deletion vectors, row
- *    tracking, `_metadata.row_index`);
- *  - change-data-feed reads;
- *  - column mapping by id (Spark's reader matches Parquet field ids there).
- * Delta's own rules copy the format for deletion vectors (`copyWithDVInfo`); the copy is Delta's
- * class and reads as Delta does.
+ * `super` call (no subclass can change that). This format gives the same physical schemas and
+ * filters to the footer library's copy of that reader instead:
+ *  - `_metadata.row_index` and row tracking (`_metadata.row_id`, `row_commit_version`): Spark's
+ *    `_tmp_metadata_row_index`, which the reader fills as Spark's does; Delta computes the rest
+ *    in its plan;
+ *  - deletion vectors, when Delta marks rows by that row index (its default,
+ *    `spark.databricks.delta.deletionVectors.useMetadataRowIndex`): the row-deleted column is
+ *    filled beside the reader ([[DeletedRowsColumn]]).
+ * Left to Delta's reader: scans with Delta's own row counter (`__delta_internal_row_index`, the
+ * no-splitting path), change-data-feed reads, and column mapping by id (Spark's reader matches
+ * Parquet field ids there). Delta's rules copy the format (deletion vectors, row tracking, DML
+ * scans); `copy` keeps this class and its scan metrics through them.
  */
 private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterMetrics])
   extends DeltaParquetFileFormat(base.protocol, base.metadata, base.nullableRowTrackingConstantFields,
@@ -38,11 +43,31 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
   override def withScanMetrics(metrics: FooterMetrics): FooterDeltaParquetFileFormat =
     new FooterDeltaParquetFileFormat(base, Some(metrics))
 
+  override def copy(
+      protocol: Protocol,
+      metadata: Metadata,
+      nullableRowTrackingConstantFields: Boolean,
+      nullableRowTrackingGeneratedFields: Boolean,
+      optimizationsEnabled: Boolean,
+      tablePath: Option[String],
+      isCDCRead: Boolean): DeltaParquetFileFormat =
+    new FooterDeltaParquetFileFormat(base.copy(protocol, metadata, nullableRowTrackingConstantFields,
+      nullableRowTrackingGeneratedFields, optimizationsEnabled, tablePath, isCDCRead), scanMetrics)
+
+  /** Whether Delta marks deleted rows by Spark's row index (its default) rather than its own counter. */
+  private def usesMetadataRowIndex(sparkSession: SparkSession): Boolean =
+    useMetadataRowIndexOpt.getOrElse(
+      sparkSession.sessionState.conf.getConf(DeltaSQLConf.DELETION_VECTORS_USE_METADATA_ROW_INDEX))
+
   /** Whether the footer library reads this scan (see the class comment for the ones it leaves to Delta). */
-  private[delta] def readsThroughFooters(sparkSession: SparkSession, requiredSchema: StructType): Boolean =
+  private[delta] def readsThroughFooters(sparkSession: SparkSession, requiredSchema: StructType): Boolean = {
+    val names = requiredSchema.fieldNames.toSet
     FooterInterceptorConf.readEnabled(sparkSession.sessionState.conf) && !isCDCRead &&
       (columnMappingMode == NoMapping || columnMappingMode == NameMapping) &&
-      !requiredSchema.fieldNames.exists(FooterDeltaParquetFileFormat.DeltaFilledColumns.contains)
+      !names.contains(DeltaParquetFileFormat.ROW_INDEX_COLUMN_NAME) &&
+      (!names.contains(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME) ||
+        (usesMetadataRowIndex(sparkSession) && names.contains(ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME)))
+  }
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
@@ -56,19 +81,28 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      ParquetFooterScan.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
+      val reader = ParquetFooterScan.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
         prepareSchemaForRead(requiredSchema), physicalFilters(dataSchema, filters), options, hadoopConf,
         InterceptorScanHooks(sparkSession, scanMetrics))
+      if (!requiredSchema.fieldNames.contains(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME)) reader
+      else {
+        val deleted = new DeletedRowsColumn(
+          requiredSchema.fieldIndex(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME),
+          requiredSchema.fieldIndex(ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME), tablePath,
+          new SerializableConfiguration(hadoopConf), sparkSession.sessionState.conf.offHeapColumnVectorEnabled)
+        file => deleted.fill(file, reader(file))
+      }
     }
   }
 
   /**
-   * The filters on physical column names. Pushed filters only let the reader skip row groups
+   * The filters on physical column names, none where Delta pushes none. Pushed filters only let the reader skip row groups
    * (Spark evaluates them again above the scan), so one that cannot be renamed (a nested column)
    * is left out: a conjunct of an `And` alone, an `Or` or `Not` whole.
    */
   private def physicalFilters(dataSchema: StructType, filters: Seq[Filter]): Seq[Filter] =
-    if (columnMappingMode == NoMapping) filters
+    if (!optimizationsEnabled) Nil // Delta's DML scans: no filter reaches the reader there
+    else if (columnMappingMode == NoMapping) filters
     else {
       val physical = dataSchema.fields.map(f => f.name -> DeltaColumnMapping.getPhysicalName(f)).toMap
       filters.flatMap(FooterDeltaParquetFileFormat.renamed(_, physical))
@@ -76,10 +110,6 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
 }
 
 private[superspark] object FooterDeltaParquetFileFormat {
-  /** Columns Delta fills in itself around Spark's reader: scans asking for one stay Delta's. */
-  val DeltaFilledColumns: Set[String] = Set(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME,
-    DeltaParquetFileFormat.ROW_INDEX_COLUMN_NAME, ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME)
-
   /**
    * `filter` with its top-level column names renamed by `names`, or a weaker filter (a conjunct
    * left out) when not `exact`; None when neither can be had. Under `Not` only the exact filter
