@@ -17,9 +17,7 @@ venv="${1:-$root/.venv}"
 tools="$root/.tools/stores"
 AZURITE_VERSION=3.37.0
 port="${SUPERSPARK_AZURE_PORT:-18100}"
-jars="$(ls -d "$venv"/lib/python3*/site-packages/pyspark/jars | head -1)"
-api="$(ls "$jars"/hadoop-client-api-*.jar | head -1)"
-hv="$(basename "$api" .jar)"; hv="${hv#hadoop-client-api-}"
+. "$root/dev/stores/venv-hadoop.sh" "$venv"  # jars, hv
 
 azurite="$tools/azurite-$AZURITE_VERSION"
 if [ ! -x "$azurite/node_modules/.bin/azurite-blob" ]; then

@@ -9,9 +9,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 venv="${1:-$root/.venv}"
-jars="$(ls -d "$venv"/lib/python3*/site-packages/pyspark/jars | head -1)"
-api="$(ls "$jars"/hadoop-client-api-*.jar | head -1)"
-hv="$(basename "$api" .jar)"; hv="${hv#hadoop-client-api-}"
+. "$root/dev/stores/venv-hadoop.sh" "$venv"  # jars, hv
 case "$hv" in
   3.4.*|3.5.*) cv=4.0.4 ;;
   *) echo "[superspark] no GCS connector chosen for Hadoop $hv" >&2; exit 1 ;;

@@ -6,9 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 venv="${1:-$root/.venv}"
-jars="$(ls -d "$venv"/lib/python3*/site-packages/pyspark/jars | head -1)"
-api="$(ls "$jars"/hadoop-client-api-*.jar | head -1)"
-hv="$(basename "$api" .jar)"; hv="${hv#hadoop-client-api-}"
+. "$root/dev/stores/venv-hadoop.sh" "$venv"  # jars, hv
 out="$root/.tools/stores/s3a-$hv"
 if [ ! -f "$out/.done" ]; then
   rm -rf "$out"; mkdir -p "$out"

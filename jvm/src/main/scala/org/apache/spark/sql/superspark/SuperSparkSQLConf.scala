@@ -39,9 +39,10 @@ object SuperSparkSQLConf {
 
   val FooterCacheEnabled: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.cache.enabled")(
     _.doc("Keep verified footers (the FlatBuffers extension's bytes) in a cache per JVM, shared by the tasks of an " +
-      "executor and by the driver, keyed by path, length and modification time, so the next task or query over the " +
-      "same files reads no footer bytes. Bounded by spark.superspark.parquet.footer.cache.maxBytes. See " +
-      "docs/parquet-interceptor.md for the measurement behind the default.")
+      "executor and by the driver, keyed by path, length and modification time (or the store's version: S3's ETag, " +
+      "GCS's generation), so the next task or query over the same files reads no footer bytes. Bounded by " +
+      "spark.superspark.parquet.footer.cache.maxBytes. See docs/footer-cache.md for the keys and the measurement " +
+      "behind the default.")
       .version(Since).booleanConf.createWithDefault(true))
 
   val FooterCacheMaxBytes: ConfigEntry[Long] = entry[Long]("spark.superspark.parquet.footer.cache.maxBytes")(
