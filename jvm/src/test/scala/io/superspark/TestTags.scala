@@ -18,7 +18,8 @@ object TestTags {
   /**
    * A Delta scenario run twice (with superspark, then with Delta alone) and compared: whole on
    * 4.2, Delta's newest line. On 4.0 and 4.1 the same Delta writers and their rows are checked
-   * by tests/test_every_writer.py's core scenarios.
+   * by tests/test_every_writer.py's core scenarios, and a scan with deletion vectors through the
+   * footer library by `DeltaSuite`'s footer-library scan test.
    */
   object DeltaNewestLine extends Tag("io.superspark.DeltaNewestLine")
 

@@ -220,7 +220,8 @@ class DeltaSuite extends AnyFunSuite {
   }
 
   test("deletion vectors at every row group boundary, _metadata.row_index and row tracking's row ids: " +
-    "read through the footer library, the same as Delta's reader and as Delta alone, in every split and both readers") {
+    "read through the footer library, the same as Delta's reader and as Delta alone, in every split and both readers",
+    TestTags.DeltaNewestLine) {
     import org.apache.hadoop.fs.{Path => HPath}
     import org.apache.parquet.hadoop.ParquetFileReader
     import org.apache.parquet.hadoop.util.HadoopInputFile
