@@ -46,11 +46,10 @@ def super_cli():
 _CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
 
 
-@pytest.fixture
-def connect_session(tmp_path):
-    """A Spark Connect client session against a server started, as the README says, with
-    the superspark jar and spark.sql.extensions; the server is stopped afterwards and the
-    process env is restored so later tests keep using classic PySpark."""
+@pytest.fixture(scope="session")
+def connect_server(tmp_path_factory):
+    """A Spark Connect server started, as the README says, with the superspark jar and
+    spark.sql.extensions, once for the test session; yields its port; stopped at the end."""
     import signal
     import socket
     import subprocess
@@ -58,18 +57,19 @@ def connect_session(tmp_path):
 
     import pyspark
     import superspark
-    from pyspark.sql import SparkSession
 
     spark_home = os.path.dirname(pyspark.__file__)
     script = os.path.join(spark_home, "sbin", "start-connect-server.sh")
     if not os.path.isfile(script):
         pytest.skip(f"Spark Connect cannot start here: {script} missing")
+    tmp_path = tmp_path_factory.mktemp("connect")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=str(tmp_path),
                SPARK_PID_DIR=str(tmp_path), PYSPARK_PYTHON=sys.executable)
-    saved_env = {k: os.environ.get(k) for k in _CONNECT_ENV}
+    for k in _CONNECT_ENV:
+        env.pop(k, None)
     log_path = tmp_path / "connect.log"
     log = open(log_path, "wb")
     proc = subprocess.Popen(
@@ -89,20 +89,30 @@ def connect_session(tmp_path):
             time.sleep(0.5)
         else:
             pytest.fail("Spark Connect server did not listen within 120 s")
-        remote = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
-        try:
-            yield remote
-        finally:
-            remote.stop()
+        yield port
     finally:
-        for k, v in saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(30)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
         log.close()
+
+
+@pytest.fixture
+def connect_session(connect_server):
+    """A Spark Connect client session (a session of its own on the server) for one test; the
+    process env is restored afterwards so later tests keep using classic PySpark."""
+    from pyspark.sql import SparkSession
+
+    saved_env = {k: os.environ.get(k) for k in _CONNECT_ENV}
+    remote = SparkSession.builder.remote(f"sc://127.0.0.1:{connect_server}").create()
+    try:
+        yield remote
+    finally:
+        remote.stop()
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
