@@ -14,10 +14,14 @@ LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpF
 	io.superspark.bsup.spark.BsupColumnarSuite io.superspark.PackageCyclesSuite
 # What each other line leaves to another (scalatest tags, jvm/src/test/scala/io/superspark/TestTags.scala;
 # docs/ci.md): the line-independent tests at scale run on 4.3, the Delta with/without twins whole on 4.2,
-# the corpus once per parquet-java version (4.2 has 4.3's).
+# the corpus once per parquet-java source tree (4.0's parquet-1.15, 4.3's parquet-1.16+).
 LINE_EXCLUDES_4.0 = -l io.superspark.LineIndependent -l io.superspark.DeltaNewestLine
-LINE_EXCLUDES_4.1 = $(LINE_EXCLUDES_4.0)
+LINE_EXCLUDES_4.1 = $(LINE_EXCLUDES_4.0) -l io.superspark.OncePerParquetJava
 LINE_EXCLUDES_4.2 = -l io.superspark.LineIndependent -l io.superspark.OncePerParquetJava
+# The store smoke tests per line (pytest -k): Delta on S3 (a table migrated, everyWriter's appends) on 4.2.
+LINE_SMOKE_4.0 = smoke and not delta
+LINE_SMOKE_4.1 = smoke and not delta
+LINE_SMOKE_4.2 = smoke
 LINE_PYTESTS = tests/test_foundation.py tests/test_parquet_interceptor.py tests/test_parquet_interceptor_v2.py \
 	tests/test_parquet_float16.py tests/test_alp_forms.py tests/test_interceptor_settings.py tests/test_footer_forms.py tests/test_every_writer.py \
 	$(wildcard tests/test_arrow*.py)
@@ -57,13 +61,14 @@ test-lines:
 	set -e; for l in $(OTHER_LINES); do \
 	  echo "[superspark] $$(date +%T) Spark line $$l: setup"; \
 	  SPARK_LINE=$$l ./dev/setup.sh; \
-	  case $$l in 4.0) x="$(LINE_EXCLUDES_4.0)";; 4.1) x="$(LINE_EXCLUDES_4.1)";; 4.2) x="$(LINE_EXCLUDES_4.2)";; *) x="";; esac; \
+	  case $$l in 4.0) x="$(LINE_EXCLUDES_4.0)"; k="$(LINE_SMOKE_4.0)";; 4.1) x="$(LINE_EXCLUDES_4.1)"; k="$(LINE_SMOKE_4.1)";; \
+	    4.2) x="$(LINE_EXCLUDES_4.2)"; k="$(LINE_SMOKE_4.2)";; *) x=""; k=smoke;; esac; \
 	  echo "[superspark] $$(date +%T) Spark line $$l: scalatest"; \
 	  SPARK_LINE=$$l ./dev/sbt "testOnly $(LINE_SUITES) -- $$x"; \
 	  echo "[superspark] $$(date +%T) Spark line $$l: pytest"; \
 	  .venv-spark$$l/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-$$l.xml $(LINE_PYTESTS); \
 	  echo "[superspark] $$(date +%T) Spark line $$l: store smoke"; \
-	  ./dev/stores/run-tests.sh .venv-spark$$l -k smoke --junitxml=jvm/target/pytest-reports/stores-$$l.xml; \
+	  ./dev/stores/run-tests.sh .venv-spark$$l -k "$$k" --junitxml=jvm/target/pytest-reports/stores-$$l.xml; \
 	done; echo "[superspark] $$(date +%T) lines done"
 
 # The store suites (issues 31, 40, docs/storage.md): tests_stores/ on S3 (S3Proxy), HDFS (a mini-cluster) and

@@ -24,9 +24,9 @@ object TestTags {
   object DeltaNewestLine extends Tag("io.superspark.DeltaNewestLine")
 
   /**
-   * Spark's reader and ours over the whole parquet-testing corpus: once per parquet-java
-   * version, on 4.0 (1.15.2), 4.1 (1.16.0) and 4.3 (1.17.0). 4.2 has 4.3's parquet-java and
-   * Hadoop, and leaves it out.
+   * Spark's reader and ours over the whole parquet-testing corpus: once per parquet-java source
+   * tree of ours (jvm/src/main/parquet-*), on 4.0 (parquet-1.15, parquet-java 1.15.2) and 4.3
+   * (parquet-1.16+, parquet-java 1.17.0); 4.1 (1.16.0) and 4.2 (1.17.0) leave it out.
    */
   object OncePerParquetJava extends Tag("io.superspark.OncePerParquetJava")
 }
