@@ -18,6 +18,7 @@ import org.apache.spark.sql.types._
 import io.superspark.SparkSessionSuite
 import io.superspark.parquet.footer.files.{FooterColumns, FooterFiles, FooterReader, FooterSource}
 import io.superspark.parquet.footer.codec.{FooterLayout, MetadataDiff}
+import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
 
 class ParquetInterceptorSuite extends SparkSessionSuite {
 
@@ -83,7 +84,7 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
       assert(m("footersFlatBuffer").value == 3 && m("footersThrift").value == 0 && m("footerFallbacks").value == 0)
       assert(m("footerDecodeTime").value > 0 && m("footerDecodeTime").metricType == "nsTiming")
       assert(m("numFiles").value == 3) // Spark's own metrics are still there
-      assert(FooterMetrics.ofPlan(extDf.queryExecution.executedPlan) ==
+      assert(FooterSQLMetrics.ofPlan(extDf.queryExecution.executedPlan) ==
         Map("footers_flatbuffer" -> 3L, "footers_thrift" -> 0L, "fallbacks" -> 0L,
           "decode_ns" -> m("footerDecodeTime").value))
 

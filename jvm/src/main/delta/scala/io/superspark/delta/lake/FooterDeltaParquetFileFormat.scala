@@ -8,10 +8,10 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.superspark.ParquetReaderCopy
 import org.apache.spark.sql.types.StructType
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterScanFormat, InterceptorScanHooks}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterSQLMetrics, FooterScanFormat, InterceptorScanHooks}
 
 /**
  * Delta Lake's Parquet format, whose scans read footers through the footer library
@@ -30,12 +30,12 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, 
  * Delta's own rules copy the format for deletion vectors (`copyWithDVInfo`); the copy is Delta's
  * class and reads as Delta does.
  */
-private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterMetrics])
+private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterSQLMetrics])
   extends DeltaParquetFileFormat(base.protocol, base.metadata, base.nullableRowTrackingConstantFields,
     base.nullableRowTrackingGeneratedFields, base.optimizationsEnabled, base.tablePath, base.isCDCRead)
   with FooterScanFormat {
 
-  override def withScanMetrics(metrics: FooterMetrics): FooterDeltaParquetFileFormat =
+  override def withScanMetrics(metrics: FooterSQLMetrics): FooterDeltaParquetFileFormat =
     new FooterDeltaParquetFileFormat(base, Some(metrics))
 
   /** Whether the footer library reads this scan (see the class comment for the ones it leaves to Delta). */
@@ -56,7 +56,7 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      ParquetFooterScan.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
+      ParquetReaderCopy.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
         prepareSchemaForRead(requiredSchema), physicalFilters(dataSchema, filters), options, hadoopConf,
         InterceptorScanHooks(sparkSession, scanMetrics))
     }

@@ -1,4 +1,4 @@
-package io.superspark.parquet.alp
+package io.superspark.parquet.alp.spark
 
 import java.nio.file.{Files, Path, StandardOpenOption}
 
@@ -8,9 +8,10 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.alp.{AlpChunk, AlpExtension, AlpFooter, AlpFooterRefs}
 import io.superspark.parquet.footer.files.FooterFiles
 import io.superspark.parquet.footer.codec.FooterLayout
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterSQLMetrics}
 
 /**
  * Both ALP forms written by Spark (write options and settings) and read back by Spark through
@@ -54,7 +55,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
 
   private def alpMetrics(df: DataFrame): (Long, Long) = {
     df.collect()
-    FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)
+    FooterSQLMetrics.alpOfPlan(df.queryExecution.executedPlan)
   }
 
   test("private form: same rows as without ALP, through ALP chunks, with the vectorized reader on and off") {
@@ -141,7 +142,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
         e.stageInfo.accumulables.values.foreach { a =>
           (a.name, a.value) match {
             case (Some(n), Some(v: java.lang.Long)) => counts(n) += v
-            case (Some(io.superspark.parquet.interceptor.AlpWriteMetrics.ChoicesName), Some(v: java.util.List[_])) =>
+            case (Some(AlpWriteMetrics.ChoicesName), Some(v: java.util.List[_])) =>
               choices ++= v.asScala.map(_.toString)
             case _ =>
           }
@@ -154,7 +155,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
   }
 
   test("each column is decided on its sample: decimal-like get ALP, random keep the ordinary encoding; metrics and inspect say why") {
-    import io.superspark.parquet.interceptor.AlpWriteMetrics._
+    import AlpWriteMetrics._
     val df = spark.range(0, 30000, 1, 1).selectExpr("id", "ROUND(id * 0.01D, 2) AS price",
       "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise",
       "CAST(ROUND(id / 8.0, 3) AS FLOAT) AS f")

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import java.util.Locale
 
@@ -9,6 +9,7 @@ import org.apache.spark.sql.superspark.SuperSparkSQLConf
 import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
 import io.superspark.parquet.alp.AlpForm
+import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
 
 /**
  * Which columns a Parquet write encodes with ALP, and in which form (docs/alp.md): the write
@@ -20,8 +21,8 @@ import io.superspark.parquet.alp.AlpForm
 private[superspark] object AlpWriteOptions {
   val ColumnsOption = "alpColumns"
   val FormOption = "alpForm"
-  private[interceptor] val OrdinalsKey = "superspark.alp.ordinals"
-  private[interceptor] val FormKey = "superspark.alp.form"
+  private val OrdinalsKey = "superspark.alp.ordinals"
+  private val FormKey = "superspark.alp.form"
 
   /** The ALP columns' ordinals in `schema` and the form; None when no column is chosen. */
   def resolve(schema: StructType, options: Map[String, String], conf: SQLConf): Option[(Seq[Int], AlpForm)] = {
