@@ -4,6 +4,7 @@ import java.nio.file.{Files, Path, StandardOpenOption}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.SparkPlan
 
@@ -370,6 +371,43 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
     val e = intercept[Exception](data.write.mode("overwrite").option("alpColumns", "tag").parquet(p))
     assert(e.getMessage.contains("tag"))
+  }
+
+  test("bad ALP options are SUPERSPARK_ALP_INVALID_OPTION conditions (SQLSTATE 42K06) naming the option") {
+    def error(options: Map[String, String], conf: (String, String)*): SparkThrowable = {
+      var thrown: Throwable = null
+      withSQLConf(conf: _*) {
+        thrown = intercept[IllegalArgumentException](
+          AlpWriteOptions.resolve(data.schema, options, spark.sessionState.conf))
+      }
+      thrown match {
+        case t: SparkThrowable => t
+        case other => fail(s"not a SparkThrowable: $other")
+      }
+    }
+    val cases = Seq(
+      error(Map("alpColumns" -> "tag")) -> ("NOT_FLOAT_OR_DOUBLE", "alpColumns"),
+      error(Map("alpColumns" -> "nope")) -> ("NO_SUCH_COLUMN", "alpColumns"),
+      error(Map("alpColumns" -> "price", "alpForm" -> "public")) -> ("FORM", "alpForm"),
+      error(Map.empty, "spark.superspark.parquet.alp.columns" -> "tag") ->
+        ("NOT_FLOAT_OR_DOUBLE", "spark.superspark.parquet.alp.columns"))
+    cases.foreach { case (e, (reason, option)) =>
+      assert(e.getCondition == s"SUPERSPARK_ALP_INVALID_OPTION.$reason" && e.getSqlState == "42K06", e)
+      assert(e.getMessageParameters.get("option") == s"'$option'", e)
+    }
+    val onlyAlp = spark.range(3).selectExpr("id * 0.5D AS price")
+    val ratified = intercept[IllegalArgumentException](AlpWriteOptions.resolve(onlyAlp.schema,
+      Map("alpColumns" -> "price", "alpForm" -> "ratified"), spark.sessionState.conf))
+    assert(ratified.asInstanceOf[SparkThrowable].getCondition ==
+      "SUPERSPARK_ALP_INVALID_OPTION.RATIFIED_FORM_NEEDS_ANOTHER_COLUMN")
+    // A write raises it as it is, before any task.
+    val written = intercept[Exception](data.write.mode("overwrite").option("alpColumns", "tag")
+      .parquet(dir.resolve("refused").toString))
+    val chain = Iterator.iterate[Throwable](written)(_.getCause).takeWhile(_ != null).toSeq
+    assert(chain.exists {
+      case t: SparkThrowable => t.getCondition == "SUPERSPARK_ALP_INVALID_OPTION.NOT_FLOAT_OR_DOUBLE"
+      case _ => false
+    }, written)
   }
 
   test("DSv2 scans read both forms through the same reader") {
