@@ -10,7 +10,7 @@ OTHER_LINES ?= 4.0 4.1 4.2
 # What runs on the other lines: the suites that touch line-specific code (the interceptor, ALP's
 # scan, the bsup columnar reader's FileFormat batch API), Delta Lake, and the package check (the
 # Delta lines compile more packages).
-LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.AlpFormsSparkSuite io.superspark.delta.* \
+LINE_SUITES = io.superspark.parquet.interceptor.* io.superspark.parquet.alp.spark.* io.superspark.parquet.logicaltypes.* io.superspark.delta.* \
 	io.superspark.bsup.spark.BsupColumnarSuite io.superspark.PackageCyclesSuite
 # What each other line leaves to another (scalatest tags, jvm/src/test/scala/io/superspark/TestTags.scala;
 # docs/ci.md): the line-independent tests at scale run on 4.3, the Delta with/without twins whole on 4.2,

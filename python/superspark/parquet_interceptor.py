@@ -37,7 +37,7 @@ __all__ = ["footer_metrics", "reset_footer_metrics", "scan_metrics", "footer_cac
 
 def _jvm_metrics(spark):
     jvm = spark.sparkContext._jvm
-    return jvm.io.superspark.parquet.interceptor.FooterMetrics
+    return jvm.io.superspark.parquet.interceptor.FooterSQLMetrics
 
 
 def footer_metrics(spark) -> Dict[str, int]:
@@ -66,7 +66,7 @@ def scan_metrics(df) -> Dict[str, int]:
     plan = jdf.queryExecution().executedPlan()
     jvm = df.sparkSession.sparkContext._jvm
     v1 = json.loads(_jvm_metrics(df.sparkSession).ofPlanJson(plan))
-    v2 = json.loads(jvm.io.superspark.parquet.interceptor.v2.FooterScanMetrics.json(plan))
+    v2 = json.loads(jvm.io.superspark.parquet.interceptor.v2.FooterCustomMetrics.json(plan))
     return {k: v1[k] + v2[k] for k in v1}
 
 

@@ -17,7 +17,10 @@ private[superspark] object SuperSparkErrors {
 
   /** Spark's error text: `[CONDITION] message SQLSTATE: xxxxx`. */
   def message(condition: String, params: Map[String, String]): String =
-    s"[$condition] ${conditions.getErrorMessage(condition, params)} SQLSTATE: ${conditions.getSqlState(condition)}"
+    s"[$condition] ${text(condition, params)} SQLSTATE: ${conditions.getSqlState(condition)}"
+
+  /** The condition's message alone, its parameters filled in (no condition name, no SQLSTATE). */
+  def text(condition: String, params: Map[String, String]): String = conditions.getErrorMessage(condition, params)
 
   def sqlState(condition: String): String = conditions.getSqlState(condition)
 }
@@ -35,3 +38,10 @@ private[superspark] trait SuperSparkThrowable extends SparkThrowable {
   }
   override def getSqlState: String = SuperSparkErrors.sqlState(condition)
 }
+
+/**
+ * A bad option, setting or argument value of a condition: an `IllegalArgumentException`, as
+ * Spark's own sources raise for options.
+ */
+private[superspark] class SuperSparkIllegalArgumentException(val condition: String, val params: Map[String, String])
+    extends IllegalArgumentException(SuperSparkErrors.message(condition, params)) with SuperSparkThrowable

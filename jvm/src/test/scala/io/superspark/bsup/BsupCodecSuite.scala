@@ -273,8 +273,16 @@ class BsupCodecSuite extends AnyFunSuite {
       while (r.next()) r.decode()
     }
     assert(e.getMessage.contains(expect), e.getMessage)
-    assert(e.getMessage.startsWith("bad.bsup: byte offset "))
+    assert(e.text.startsWith("bad.bsup: byte offset ") && e.text.contains(expect), e.text)
     e
+  }
+
+  test("bad input is the error condition BSUP_MALFORMED_INPUT (SQLSTATE 22023); its text is what records carry") {
+    val e = bad("05 00 00 01 01", "runs past the end of the file")
+    assert(e.getCondition == "BSUP_MALFORMED_INPUT" && e.getSqlState == "22023")
+    assert(e.getMessageParameters.get("source") == "bad.bsup" && e.getMessageParameters.get("offset") == e.offset.toString)
+    assert(e.getMessage == s"[BSUP_MALFORMED_INPUT] ${e.text} SQLSTATE: 22023")
+    assert(e.text == s"bad.bsup: byte offset ${e.offset}: ${e.detail}")
   }
 
   test("bad input: truncated frames and values") {

@@ -75,7 +75,7 @@ private[superspark] object CellExpression {
   /** Spark's error for a malformed cell, naming the byte offset and the problem. */
   def malformed(e: BsupException, function: String): SparkException = new SparkException(
     errorClass = "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
-    messageParameters = Map("badRecord" -> s"$function: ${e.getMessage}", "failFastMode" -> "FAILFAST"),
+    messageParameters = Map("badRecord" -> s"$function: ${e.text}", "failFastMode" -> "FAILFAST"),
     cause = e)
 }
 

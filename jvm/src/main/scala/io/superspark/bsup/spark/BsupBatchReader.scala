@@ -128,7 +128,7 @@ private[superspark] final class BsupBatchReader(file: PartitionedFile, conf: Con
         case e: BsupException =>
           finished = true
           if (opts.isFailFast) throw BsupRowIterator.malformed(e)
-          if (!opts.isDropMalformed) { corrupt(row, e.getMessage); return true }
+          if (!opts.isDropMalformed) { corrupt(row, e.text); return true }
           false
       }
     if (!more) { finished = true; return false }
@@ -149,7 +149,7 @@ private[superspark] final class BsupBatchReader(file: PartitionedFile, conf: Con
       case e: BsupException =>
         if (opts.isFailFast) throw BsupRowIterator.malformed(e)
         if (opts.isDropMalformed) { undo(row); false }
-        else { corrupt(row, e.getMessage); true }
+        else { corrupt(row, e.text); true }
     }
   }
 

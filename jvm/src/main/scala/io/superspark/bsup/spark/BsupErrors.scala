@@ -1,8 +1,8 @@
 package io.superspark.bsup.spark
 
 import io.superspark.bsup.SuperType
-import io.superspark.errors.SuperSparkErrors
-import org.apache.spark.{QueryContext, SparkException, SparkThrowable}
+import io.superspark.errors.{SuperSparkErrors, SuperSparkIllegalArgumentException}
+import org.apache.spark.{QueryContext, SparkException}
 import org.apache.spark.sql.types.{DataType, Decimal}
 
 /**
@@ -20,20 +20,11 @@ private[superspark] object BsupErrors {
     override def getSqlState: String = SuperSparkErrors.sqlState(condition)
   }
 
-  /** A bad option value (an IllegalArgumentException, as Spark's own sources raise for options). */
-  final class BsupOptionException(condition: String, params: Map[String, String])
-      extends IllegalArgumentException(message(condition, params)) with SparkThrowable {
-    override def getCondition: String = condition
-    override def getMessageParameters: java.util.Map[String, String] = {
-      val m = new java.util.HashMap[String, String](); params.foreach { case (k, v) => m.put(k, v) }; m
-    }
-    override def getSqlState: String = SuperSparkErrors.sqlState(condition)
-  }
-
   private def quoted(column: String): String = s"`$column`"
 
-  def invalidOption(option: String, expected: String, value: String): BsupOptionException =
-    new BsupOptionException("BSUP_INVALID_OPTION",
+  /** A bad option value (an IllegalArgumentException, as Spark's own sources raise for options). */
+  def invalidOption(option: String, expected: String, value: String): SuperSparkIllegalArgumentException =
+    new SuperSparkIllegalArgumentException("BSUP_INVALID_OPTION",
       Map("option" -> s"'$option'", "expected" -> expected, "value" -> s"'$value'"))
 
   def nullWithoutUnion(column: String, t: SuperType, dt: DataType): BsupWriteException =

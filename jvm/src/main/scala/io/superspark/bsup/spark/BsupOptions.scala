@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.util.{CaseInsensitiveMap, DropMalformedMode
 /**
  * Options of the `bsup` data source (case-insensitive), declared like those of Spark's Avro
  * source: the names live in the companion ([[BsupOptions.MODE]], ...), a bad value is a
- * [[BsupErrors.BsupOptionException]] (`BSUP_INVALID_OPTION`). See docs/bsup.md.
+ * a `SuperSparkIllegalArgumentException` (`BSUP_INVALID_OPTION`, [[BsupErrors.invalidOption]]). See docs/bsup.md.
  */
 private[superspark] final class BsupOptions(@transient val parameters: CaseInsensitiveMap[String], defaultCorruptColumn: String)
     extends FileSourceOptions(parameters) {

@@ -105,7 +105,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
           case e: BsupException =>
             finished = true
             if (opts.isFailFast) throw BsupRowIterator.malformed(e)
-            if (!opts.isDropMalformed) nextRow = corruptRow(e.getMessage)
+            if (!opts.isDropMalformed) nextRow = corruptRow(e.text)
             false
         }
       if (!more) finished = true
@@ -127,7 +127,7 @@ private[superspark] final class BsupRowIterator(file: PartitionedFile, conf: Con
           // Only format errors make malformed records: anything else is a bug and fails the task.
           case e: BsupException =>
             if (opts.isFailFast) throw BsupRowIterator.malformed(e)
-            if (!opts.isDropMalformed) nextRow = corruptRow(e.getMessage)
+            if (!opts.isDropMalformed) nextRow = corruptRow(e.text)
         }
       }
     }
@@ -194,7 +194,7 @@ private[superspark] object BsupRowIterator {
   /** Spark's error for a malformed record in FAILFAST mode, naming file and byte offset. */
   def malformed(e: BsupException): SparkException = new SparkException(
     errorClass = "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
-    messageParameters = Map("badRecord" -> e.getMessage, "failFastMode" -> "FAILFAST"),
+    messageParameters = Map("badRecord" -> e.text, "failFastMode" -> "FAILFAST"),
     cause = e)
 }
 

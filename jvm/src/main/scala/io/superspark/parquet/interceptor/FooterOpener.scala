@@ -13,6 +13,7 @@ import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.FlatBufferFooterException
 import io.superspark.parquet.footer.codec.{FooterLayout, Projection, RowGroupSelection}
 import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFiles, FooterReader, FooterSource}
+import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
 
 
 /**
@@ -57,7 +58,7 @@ private[superspark] object FooterOpener extends Logging {
       columns: Option[Seq[String]],
       caseSensitive: Boolean,
       strict: Boolean,
-      metrics: FooterMetrics,
+      metrics: FooterSQLMetrics,
       cacheBytes: Long = 0L): Option[OpenedFooter] = {
     // The file's status as it is now (HadoopInputFile.fromPath takes the same one): the cache key.
     val status = path.getFileSystem(conf).getFileStatus(path)
@@ -153,7 +154,7 @@ private[superspark] object FooterOpener extends Logging {
    * `in` (counted in `metrics`), and the whole footer replaces the part in the cache. Each
    * footer byte is read once. A file Spark's own reader opened has its footer read whole.
    */
-  def wholeFooter(opened: OpenedFooter, in: SeekableInputStream, metrics: FooterMetrics): FooterBytes = {
+  def wholeFooter(opened: OpenedFooter, in: SeekableInputStream, metrics: FooterSQLMetrics): FooterBytes = {
     val part = opened.footerBytes
     if (part == null) return FooterFiles.readFooter(opened.inputFile, in)
     if (opened.wholeFooter) return part

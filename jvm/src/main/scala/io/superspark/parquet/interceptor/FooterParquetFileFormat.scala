@@ -9,10 +9,12 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriterFactory, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetOptions}
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.superspark.ParquetReaderCopy
 import org.apache.spark.sql.types.StructType
 
 import io.superspark.parquet.footer.codec.FooterForm
+import io.superspark.parquet.alp.spark.{AlpWriteMetrics, AlpWriteOptions, AlpWriteSupport}
+import io.superspark.parquet.logicaltypes.{Float16Columns, ParquetLogicalTypes, TaggedParquetWriteSupport}
 
 /**
  * Spark's Parquet file format with footers read and written through the footer library
@@ -23,19 +25,19 @@ import io.superspark.parquet.footer.codec.FooterForm
  * written with their Parquet logical types either way. `scanMetrics`: the counters of the
  * [[FooterScanExec]] that reads through this instance (None: new counters per reader).
  */
-private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetrics]) extends ParquetFileFormat with FooterScanFormat {
+private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterSQLMetrics]) extends ParquetFileFormat with FooterScanFormat {
 
   /** As named by `format(...)` or put in place by the rules: counters made per scan. */
   def this() = this(None)
 
-  override def withScanMetrics(metrics: FooterMetrics): FooterParquetFileFormat = new FooterParquetFileFormat(Some(metrics))
+  override def withScanMetrics(metrics: FooterSQLMetrics): FooterParquetFileFormat = new FooterParquetFileFormat(Some(metrics))
 
   override def inferSchema(
       sparkSession: SparkSession,
       parameters: Map[String, String],
       files: Seq[FileStatus]): Option[StructType] = {
     if (FooterInterceptorConf.readEnabled(sparkSession.sessionState.conf)) {
-      ParquetFooterScan.inferSchema(sparkSession, parameters, files, InterceptorScanHooks(sparkSession))
+      ParquetReaderCopy.inferSchema(sparkSession, parameters, files, InterceptorScanHooks(sparkSession))
     } else {
       super.inferSchema(sparkSession, parameters, files)
     }
@@ -71,7 +73,7 @@ private[superspark] class FooterParquetFileFormat(scanMetrics: Option[FooterMetr
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      ParquetFooterScan.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf,
+      ParquetReaderCopy.buildReader(sparkSession, partitionSchema, requiredSchema, filters, options, hadoopConf,
         InterceptorScanHooks(sparkSession, scanMetrics))
     }
   }

@@ -15,6 +15,8 @@ import org.apache.parquet.hadoop.util.HadoopOutputFile
 import org.apache.parquet.io.OutputFile
 import org.apache.parquet.schema.MessageType
 
+import io.superspark.parquet.alp.spark.AlpWriteSupport
+
 /**
  * `ParquetOutputFormat` writing `path` with a `ParquetFileWriter` of our choosing
  * (`fileWriter`). `getRecordWriter` mirrors parquet-java **1.17.0**'s

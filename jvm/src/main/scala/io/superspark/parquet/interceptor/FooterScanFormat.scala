@@ -11,5 +11,5 @@ import org.apache.spark.sql.execution.datasources.FileFormat
 private[superspark] trait FooterScanFormat { self: FileFormat =>
 
   /** This format, counting into `metrics`. */
-  def withScanMetrics(metrics: FooterMetrics): FileFormat
+  def withScanMetrics(metrics: FooterSQLMetrics): FileFormat
 }

@@ -12,13 +12,16 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.superspark.{BatchColumns, FooterScanHooks, ScanFooter}
 import org.apache.spark.sql.types.StructType
 
+import io.superspark.parquet.alp.spark.AlpColumns
+import io.superspark.parquet.logicaltypes.{Float16Columns, ParquetLogicalTypes}
+
 /**
- * The footer library at the `Ours:` marks of Spark's reader copy (`ParquetFooterScan`), for one
+ * The footer library at the `Ours:` marks of Spark's reader copy (`ParquetReaderCopy`), for one
  * scan or schema inference: [[FooterOpener]] with the session's `strict` and cache bound,
  * [[Float16Columns]], [[AlpColumns]], [[FooterRecordReader]] and [[ParquetLogicalTypes]], counting
  * into `metrics`. Made on the driver; shipped with the reader function.
  */
-private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes: Long, metrics: FooterMetrics)
+private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes: Long, metrics: FooterSQLMetrics)
   extends FooterScanHooks {
 
   override def float16(required: StructType, partitionSchema: StructType)
@@ -40,9 +43,9 @@ private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes
       offHeapEnabled: Boolean, caseSensitive: Boolean, returningBatch: Boolean)
       : (Path, ScanFooter, Configuration) => BatchColumns = {
     val scan = AlpColumns.Scan(enabled, required, partitionColumns, capacity, offHeapEnabled, caseSensitive,
-      returningBatch, metrics)
+      returningBatch, metrics.alpChunks, metrics.alpFallbacks)
     (path: Path, footer: ScanFooter, conf: Configuration) => footer match {
-      case opened: OpenedFooter => scan.open(path, opened, conf)
+      case opened: OpenedFooter => scan.open(path, opened, FooterOpener.wholeFooter(opened, _, metrics), conf)
       case _ => AlpColumns.NoAlp // Spark's own reader opened the file: no footer of the library's to plan from
     }
   }
@@ -62,9 +65,9 @@ private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes
 
 private[superspark] object InterceptorScanHooks {
   /** The hooks of a scan or inference in `session`, with counters made for it unless given. */
-  def apply(session: SparkSession, metrics: Option[FooterMetrics] = None): InterceptorScanHooks = {
+  def apply(session: SparkSession, metrics: Option[FooterSQLMetrics] = None): InterceptorScanHooks = {
     val conf = session.sessionState.conf
     new InterceptorScanHooks(FooterInterceptorConf.strict(conf), FooterInterceptorConf.cacheBytes(conf),
-      metrics.getOrElse(FooterMetrics.create(session.sparkContext)))
+      metrics.getOrElse(FooterSQLMetrics.create(session.sparkContext)))
   }
 }

@@ -7,7 +7,7 @@ import org.apache.spark.internal.Logging
 
 /**
  * The Spark and parquet-java versions the interceptor is correct for. Its read path runs
- * copies of its Spark line's reader code (`org.apache.spark.sql.superspark.ParquetFooterScan`,
+ * copies of its Spark line's reader code (`org.apache.spark.sql.superspark.ParquetReaderCopy`,
  * `FooterScanExec`'s constructor, the aggregate readers) and the FlatBuffer decoder repeats
  * its parquet-java's metadata rules; on another minor version either may differ from the code
  * it stands in for, and a difference is a wrong query answer. So the extension installs the

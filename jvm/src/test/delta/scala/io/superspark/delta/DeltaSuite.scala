@@ -179,7 +179,7 @@ class DeltaSuite extends AnyFunSuite {
 
   test("Delta scans read footers through the footer library: FlatBuffer footers in the scan metrics, the same rows as Delta alone") {
     import io.superspark.parquet.footer.tools.FooterTableJob
-    import io.superspark.parquet.interceptor.FooterMetrics
+    import io.superspark.parquet.interceptor.FooterSQLMetrics
     withDir { dir =>
       val t = dir.resolve("scan").toString
       val (plain, dv) = withSession(superspark = true) { spark =>
@@ -196,7 +196,7 @@ class DeltaSuite extends AnyFunSuite {
         def scan(sql: String): (Seq[String], Map[String, Long]) = {
           val df = spark.sql(sql)
           val out = df.collect().map(_.toSeq.map(String.valueOf).mkString("|")).toSeq.sorted
-          (out, FooterMetrics.ofPlan(df.queryExecution.executedPlan))
+          (out, FooterSQLMetrics.ofPlan(df.queryExecution.executedPlan))
         }
         val (rowsOut, metrics) = scan(query(t))
         assert(rowsOut.size == 199)
@@ -226,7 +226,7 @@ class DeltaSuite extends AnyFunSuite {
     import org.apache.parquet.hadoop.ParquetFileReader
     import org.apache.parquet.hadoop.util.HadoopInputFile
     import io.superspark.parquet.footer.tools.FooterTableJob
-    import io.superspark.parquet.interceptor.FooterMetrics
+    import io.superspark.parquet.interceptor.FooterSQLMetrics
     withDir { dir =>
       val t = dir.resolve("rows").toString
       val queries = Seq(
@@ -275,7 +275,7 @@ class DeltaSuite extends AnyFunSuite {
             val got = all(spark)
             val df = spark.sql(queries.toMap.apply("row_index"))
             df.collect()
-            val m = FooterMetrics.ofPlan(df.queryExecution.executedPlan)
+            val m = FooterSQLMetrics.ofPlan(df.queryExecution.executedPlan)
             assert(m("footers_flatbuffer") > 0 && m("footers_thrift") == 0 && m("fallbacks") == 0, (vectorized, split, m))
             (vectorized, split, got, vanilla(all(spark)))
           } finally Seq("spark.sql.parquet.enableVectorizedReader", "spark.sql.files.maxPartitionBytes",

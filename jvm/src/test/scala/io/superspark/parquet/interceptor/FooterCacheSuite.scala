@@ -37,7 +37,7 @@ class FooterCacheSuite extends SparkSessionSuite {
   /** Footer cache counters of the scans of `df`'s executed plan, after collecting it. */
   private def cacheCounters(df: DataFrame): (Seq[String], Map[String, Long]) = {
     val rows = df.collect().map(_.toString).sorted.toSeq
-    (rows, FooterMetrics.cacheOfPlan(df.queryExecution.executedPlan))
+    (rows, FooterSQLMetrics.cacheOfPlan(df.queryExecution.executedPlan))
   }
 
   /**
@@ -45,9 +45,9 @@ class FooterCacheSuite extends SparkSessionSuite {
    * one file, inference reads its footer first and the scan then finds it cached).
    */
   private def cacheTotals(df: () => DataFrame): (Seq[String], Map[String, Long]) = {
-    FooterMetrics.reset()
+    FooterSQLMetrics.reset()
     val rows = df().collect().map(_.toString).sorted.toSeq
-    (rows, FooterMetrics.cacheSnapshot())
+    (rows, FooterSQLMetrics.cacheSnapshot())
   }
 
   private def writeExt(df: DataFrame, path: String, opts: (String, String)*): Unit =
@@ -282,9 +282,9 @@ class FooterCacheSuite extends SparkSessionSuite {
     spark.catalog.refreshByPath(uri)
     // the expected count from Spark's own reader, without the library
     val expected = withSQLConf(FooterInterceptorConf.ReadKey -> "false") { q() }
-    FooterMetrics.reset()
+    FooterSQLMetrics.reset()
     val got = q()
-    (got, expected, FooterMetrics.cacheSnapshot(), uri)
+    (got, expected, FooterSQLMetrics.cacheSnapshot(), uri)
   }
 
   test("issue 31: a same-length rewrite with the same modification time is not served from the cache (no ETag: tail check)") {
@@ -303,9 +303,9 @@ class FooterCacheSuite extends SparkSessionSuite {
       assert(expected == 10000L && got == expected)
       assert(m("cache_misses") == 1 && m("cache_hits") == 0)
       // unchanged: a hit, keyed by the ETag, with no read at all (no tail check)
-      FooterMetrics.reset()
+      FooterSQLMetrics.reset()
       assert(spark.read.schema("x BIGINT").parquet(uri).where("x < 10000").count() == 10000L)
-      val m2 = FooterMetrics.cacheSnapshot()
+      val m2 = FooterSQLMetrics.cacheSnapshot()
       assert(m2("cache_hits") == 1 && m2("cache_misses") == 0 && m2("bytes_read") == 0, m2)
     }
   }
@@ -326,7 +326,7 @@ class FooterCacheSuite extends SparkSessionSuite {
       val p = dir.resolve("t").toString
       writeExt(spark.range(2000).selectExpr("id", "id % 10 AS k").repartition(16), p)
       FooterCache.clear()
-      FooterMetrics.reset()
+      FooterSQLMetrics.reset()
       val q = () => spark.read.parquet(p).where("k < 5").select("id")
       val (r1, m1) = cacheCounters(q())
       val (r2, m2) = cacheCounters(q())
@@ -348,7 +348,7 @@ class FooterCacheSuite extends SparkSessionSuite {
       withSQLConf(FooterInterceptorConf.CacheEnabledKey -> "false") {
         val df = q()
         val (rows, m) = cacheCounters(df)
-        assert(rows == Seq(expected) && FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
+        assert(rows == Seq(expected) && FooterSQLMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
         // the file's last 64 bytes (the length, magic and trailer, 56 of them in the extension
         // part), the rest of the part, then the length again (8) and the Thrift part before
         // the extension: the footer once, plus 16 bytes
@@ -359,7 +359,7 @@ class FooterCacheSuite extends SparkSessionSuite {
       val df = q()
       val (rows, m) = cacheCounters(df)
       assert(rows == Seq(expected) && m == Map("cache_hits" -> 1L, "cache_misses" -> 0L, "bytes_read" -> tail))
-      assert(FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
+      assert(FooterSQLMetrics.alpOfPlan(df.queryExecution.executedPlan)._1 > 0)
       assert(FooterCache.get(FooterCache.Key(file.toUri.toString.replace("file:///", "file:/"), Files.size(file),
         Files.getLastModifiedTime(file).toMillis)).exists(_.whole))
     }

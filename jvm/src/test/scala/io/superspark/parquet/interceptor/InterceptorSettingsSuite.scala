@@ -60,21 +60,21 @@ class InterceptorSettingsSuite extends SparkSessionSuite {
       withSQLConf(FooterInterceptorConf.WriteKey -> "true") {
         spark.range(30).selectExpr("id", "id % 3 AS k").repartition(3).write.parquet(p)
       }
-      def stateSize: Int = FooterMetrics.getClass.getDeclaredFields.map { f =>
+      def stateSize: Int = FooterSQLMetrics.getClass.getDeclaredFields.map { f =>
         f.setAccessible(true)
-        f.get(FooterMetrics) match {
+        f.get(FooterSQLMetrics) match {
           case c: java.util.Collection[_] => c.size
           case m: java.util.Map[_, _] => m.size
           case i: Iterable[_] => i.size
           case _ => 0
         }
       }.sum
-      FooterMetrics.reset()
+      FooterSQLMetrics.reset()
       val df0 = spark.read.parquet(p).where("k = 1") // one schema inference (3 files, one read on the driver)
       df0.collect()
-      val perScan = FooterMetrics.ofPlan(df0.queryExecution.executedPlan)
+      val perScan = FooterSQLMetrics.ofPlan(df0.queryExecution.executedPlan)
       assert(perScan("footers_flatbuffer") == 3)
-      val afterOne = FooterMetrics.snapshot()
+      val afterOne = FooterSQLMetrics.snapshot()
       val before = stateSize
       val rounds = 40
       (1 to rounds).foreach { _ =>
@@ -82,14 +82,14 @@ class InterceptorSettingsSuite extends SparkSessionSuite {
         assert(df.collect().length == 10)
       }
       assert(stateSize == before)
-      val after = FooterMetrics.snapshot()
+      val after = FooterSQLMetrics.snapshot()
       // Each round: one inference footer plus the scan's three, all through the FlatBuffer.
       val perRound = afterOne("footers_flatbuffer")
       assert(perRound == 4)
       assert(after("footers_flatbuffer") == perRound * (rounds + 1))
       assert(after("footers_thrift") == 0 && after("fallbacks") == 0 && after("decode_ns") > afterOne("decode_ns"))
-      FooterMetrics.reset()
-      assert(FooterMetrics.snapshot().values.forall(_ == 0))
+      FooterSQLMetrics.reset()
+      assert(FooterSQLMetrics.snapshot().values.forall(_ == 0))
     } finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
   }
 }

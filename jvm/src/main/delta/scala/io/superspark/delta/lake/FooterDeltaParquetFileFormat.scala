@@ -10,11 +10,11 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.superspark.ParquetReaderCopy
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, FooterScanFormat, InterceptorScanHooks}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterSQLMetrics, FooterScanFormat, InterceptorScanHooks}
 
 /**
  * Delta Lake's Parquet format, whose scans read footers through the footer library
@@ -35,12 +35,12 @@ import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, 
  * Parquet field ids there). Delta's rules copy the format (deletion vectors, row tracking, DML
  * scans); `copy` keeps this class and its scan metrics through them.
  */
-private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterMetrics])
+private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFormat, scanMetrics: Option[FooterSQLMetrics])
   extends DeltaParquetFileFormat(base.protocol, base.metadata, base.nullableRowTrackingConstantFields,
     base.nullableRowTrackingGeneratedFields, base.optimizationsEnabled, base.tablePath, base.isCDCRead)
   with FooterScanFormat {
 
-  override def withScanMetrics(metrics: FooterMetrics): FooterDeltaParquetFileFormat =
+  override def withScanMetrics(metrics: FooterSQLMetrics): FooterDeltaParquetFileFormat =
     new FooterDeltaParquetFileFormat(base, Some(metrics))
 
   override def copy(
@@ -81,7 +81,7 @@ private[superspark] class FooterDeltaParquetFileFormat(base: DeltaParquetFileFor
       super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema, filters,
         options, hadoopConf)
     } else {
-      val reader = ParquetFooterScan.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
+      val reader = ParquetReaderCopy.buildReader(sparkSession, prepareSchemaForRead(partitionSchema),
         prepareSchemaForRead(requiredSchema), physicalFilters(dataSchema, filters), options, hadoopConf,
         InterceptorScanHooks(sparkSession, scanMetrics))
       if (!requiredSchema.fieldNames.contains(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME)) reader

@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.{FooterMetrics, FooterOpener}
+import io.superspark.parquet.interceptor.{FooterSQLMetrics, FooterOpener}
 
 /**
  * Aggregate pushdown (`spark.sql.parquet.aggregatePushdown`) answered from footers read
@@ -39,7 +39,7 @@ private[superspark] class FooterAggregateReaderFactory(
     caseSensitive: Boolean,
     strict: Boolean,
     cacheBytes: Long,
-    metrics: FooterMetrics) extends FooterCountingReaderFactory {
+    metrics: FooterSQLMetrics) extends FooterCountingReaderFactory {
 
   override def options: ParquetOptions = parquetOptions
 

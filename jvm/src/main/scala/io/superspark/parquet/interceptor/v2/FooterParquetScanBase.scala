@@ -9,17 +9,17 @@ import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetUtils}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
-import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.superspark.ParquetReaderCopy
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics, InterceptorScanHooks}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterSQLMetrics, InterceptorScanHooks}
 
 /**
  * Spark's DSv2 `ParquetScan` (planning, splits, pushdown, explain output all Spark's) whose
  * readers decode footers through the footer library: the partition readers run the DSv1
- * reader of the interceptor (`ParquetFooterScan.buildReader`, filter pushdown and row-group
+ * reader of the interceptor (`ParquetReaderCopy.buildReader`, filter pushdown and row-group
  * pruning, vectorized and row-based readers) and report the footer counts as custom metrics.
  * Pushed aggregates are answered from footers read the same way ([[FooterAggregateReaderFactory]]).
  *
@@ -41,7 +41,7 @@ private[superspark] trait FooterParquetScanBase extends ParquetScan {
     ParquetUtils.isBatchReadSupportedForSchema(sessionConf, resultSchema) && sessionConf.wholeStageEnabled &&
       !WholeStageCodegenExec.isTooManyFields(sessionConf, resultSchema) &&
       (org.apache.spark.sql.superspark.SparkLineShims.vectorizedFloat16 ||
-        io.superspark.parquet.interceptor.Float16Columns.positions(resultSchema).isEmpty)
+        io.superspark.parquet.logicaltypes.Float16Columns.positions(resultSchema).isEmpty)
 
   private def readerFactory(): PartitionReaderFactory = {
     // The data columns as Spark's factory reads them (with pushed variant extractions
@@ -51,7 +51,7 @@ private[superspark] trait FooterParquetScanBase extends ParquetScan {
     val resultSchema = StructType(readPartitionSchema.fields ++ requiredSchema.fields)
     val batches = columnar(resultSchema)
     val caseSensitiveOptions = options.asCaseSensitiveMap.asScala.toMap
-    val read = ParquetFooterScan.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
+    val read = ParquetReaderCopy.buildReader(sparkSession, readPartitionSchema, requiredSchema, pushedFilters.toSeq,
       caseSensitiveOptions + (FileFormat.OPTION_RETURNING_BATCH -> batches.toString), hadoopConf,
       InterceptorScanHooks(sparkSession))
     new FooterPartitionReaderFactory(read, batches, new ParquetOptions(caseSensitiveOptions, sessionConf))
@@ -65,11 +65,11 @@ private[superspark] trait FooterParquetScanBase extends ParquetScan {
       parquetOptions, parquetOptions.datetimeRebaseModeInRead,
       columnar(StructType(readPartitionSchema.fields ++ readDataSchema.fields)), sessionConf.offHeapColumnVectorEnabled,
       sessionConf.caseSensitiveAnalysis, FooterInterceptorConf.strict(sessionConf), FooterInterceptorConf.cacheBytes(sessionConf),
-      FooterMetrics.create(sparkSession.sparkContext))
+      FooterSQLMetrics.create(sparkSession.sparkContext))
   }
 
   /** Spark's metrics and the footer counts: each line's class reports these as `supportedCustomMetrics`. */
-  protected def footerCustomMetrics(spark: Array[CustomMetric]): Array[CustomMetric] = spark ++ FooterScanMetrics.supported
+  protected def footerCustomMetrics(spark: Array[CustomMetric]): Array[CustomMetric] = spark ++ FooterCustomMetrics.supported
 
   // FileScan names the format after the class ("footerparquet"); keep Spark's "parquet".
   // EXPLAIN also names the footer library and its cache, as the DSv1 node does.

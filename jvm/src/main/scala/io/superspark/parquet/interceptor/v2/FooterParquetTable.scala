@@ -9,15 +9,16 @@ import org.apache.spark.sql.execution.datasources.{FileFormat, PartitioningAware
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions
 import org.apache.spark.sql.execution.datasources.v2.parquet.{ParquetScan, ParquetScanBuilder, ParquetTable}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.superspark.ParquetFooterScan
+import org.apache.spark.sql.superspark.ParquetReaderCopy
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, InterceptorScanHooks, ParquetLogicalTypes}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, InterceptorScanHooks}
+import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
 
 /**
  * Spark's DSv2 `ParquetTable` with schema inference (including `mergeSchema`) through the
- * footer library (`ParquetFooterScan.inferSchema`, as the DSv1 interceptor) and scans built by
+ * footer library (`ParquetReaderCopy.inferSchema`, as the DSv1 interceptor) and scans built by
  * [[FooterParquetScanBuilder]]. With `spark.superspark.parquet.footer.read=false` both are
  * Spark's own.
  */
@@ -32,7 +33,7 @@ private[superspark] class FooterParquetTable(
 
   override def inferSchema(files: Seq[FileStatus]): Option[StructType] = {
     if (FooterInterceptorConf.readEnabled(SQLConf.get)) {
-      ParquetFooterScan.inferSchema(sparkSession, options.asScala.toMap, files, InterceptorScanHooks(sparkSession))
+      ParquetReaderCopy.inferSchema(sparkSession, options.asScala.toMap, files, InterceptorScanHooks(sparkSession))
     } else {
       super.inferSchema(files)
     }

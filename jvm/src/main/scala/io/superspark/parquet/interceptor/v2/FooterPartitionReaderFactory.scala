@@ -39,10 +39,10 @@ private[superspark] abstract class FooterCountingReaderFactory extends FileParti
 
 /**
  * DSv2 partition readers over the DSv1 reader function of the interceptor
- * (`ParquetFooterScan.buildReader`): per file, `read(file)` gives the rows (or, when
+ * (`ParquetReaderCopy.buildReader`): per file, `read(file)` gives the rows (or, when
  * `columnar`, the column batches) of the file's split with the partition values appended, as
  * it does for `FileSourceScanExec`. Each partition reader reports the footers decoded for its
- * files as custom metrics ([[FooterScanMetrics]]).
+ * files as custom metrics ([[FooterCustomMetrics]]).
  */
 private[superspark] class FooterPartitionReaderFactory(
     read: PartitionedFile => Iterator[InternalRow],

@@ -39,7 +39,7 @@ trait BatchColumns {
 }
 
 /**
- * The footer library's part in [[ParquetFooterScan]], at its `Ours:` marks: the contract between
+ * The footer library's part in [[ParquetReaderCopy]], at its `Ours:` marks: the contract between
  * the marked copy of Spark's reader and superspark's interceptor, in Spark's, Hadoop's and
  * parquet-java's types only. The interceptor implements it (`InterceptorScanHooks`) and passes one
  * per scan or schema inference, made on the driver (settings and metrics fixed then) and shipped

@@ -11,7 +11,7 @@ import org.apache.spark.util.collection.BitSet
 /**
  * Spark's `FileSourceScanExec` (the Spark 4.3 constructor) over a [[FooterScanFormat]]
  * that carries `footerMetrics`, with those counters among the node's SQL metrics
- * ([[FooterScanMetricsNode]]).
+ * ([[FooterScanExecBase]]).
  */
 private[superspark] class FooterScanExec(
     relation: HadoopFsRelation,
@@ -24,15 +24,15 @@ private[superspark] class FooterScanExec(
     dataFilters: Seq[Expression],
     tableIdentifier: Option[TableIdentifier],
     disableBucketedScan: Boolean,
-    markedForSingleTaskExecution: Boolean)(val footerMetrics: FooterMetrics)
+    markedForSingleTaskExecution: Boolean)(val footerMetrics: FooterSQLMetrics)
   extends FileSourceScanExec(relation, stream, output, requiredSchema, partitionFilters, optionalBucketSet,
     optionalNumCoalescedBuckets, dataFilters, tableIdentifier, disableBucketedScan, markedForSingleTaskExecution)
-  with FooterScanMetricsNode
+  with FooterScanExecBase
 
 private[superspark] object FooterScanExec {
   /** The scan with a fresh set of counters, given to its file format and to its metrics. */
   def apply(scan: FileSourceScanExec): FooterScanExec = {
-    val metrics = FooterMetrics.create(scan.session.sparkContext)
+    val metrics = FooterSQLMetrics.create(scan.session.sparkContext)
     val relation = scan.relation.copy(fileFormat =
       scan.relation.fileFormat.asInstanceOf[FooterScanFormat].withScanMetrics(metrics))(scan.relation.sparkSession)
     new FooterScanExec(relation, scan.stream, scan.output, scan.requiredSchema, scan.partitionFilters,

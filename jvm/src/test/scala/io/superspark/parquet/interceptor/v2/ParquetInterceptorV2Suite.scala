@@ -58,28 +58,28 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
       assert(df.collect().length == 190)
       val Seq(scan) = batchScans(df)
       assert(scan.scan.getClass == classOf[FooterParquetScan])
-      assert(FooterScanMetrics.supported.map(_.name).forall(scan.metrics.contains))
+      assert(FooterCustomMetrics.supported.map(_.name).forall(scan.metrics.contains))
       def value(name: String) = scan.metrics(name).value
-      assert(value(FooterScanMetrics.FlatBuffer) == files.size)
-      assert(value(FooterScanMetrics.Thrift) == 0 && value(FooterScanMetrics.Fallbacks) == 0)
-      assert(value(FooterScanMetrics.DecodeTime) > 0)
+      assert(value(FooterCustomMetrics.FlatBuffer) == files.size)
+      assert(value(FooterCustomMetrics.Thrift) == 0 && value(FooterCustomMetrics.Fallbacks) == 0)
+      assert(value(FooterCustomMetrics.DecodeTime) > 0)
       // The SQL UI's value of the node: the listener aggregates the task values with our metric classes.
       val store = spark.sharedState.statusStore
       eventually(timeout(Span(30, Seconds))) {
         val shown = store.executionsList().flatMap(e => store.executionMetrics(e.executionId)).toMap
-        assert(shown.get(scan.metrics(FooterScanMetrics.FlatBuffer).id).contains(files.size.toString))
-        assert(shown.get(scan.metrics(FooterScanMetrics.DecodeTime).id).exists(_.matches("""[0-9]+\.[0-9] ms""")))
+        assert(shown.get(scan.metrics(FooterCustomMetrics.FlatBuffer).id).contains(files.size.toString))
+        assert(shown.get(scan.metrics(FooterCustomMetrics.DecodeTime).id).exists(_.matches("""[0-9]+\.[0-9] ms""")))
       }
-      assert(FooterScanMetrics.of(df.queryExecution.executedPlan) == Map(
+      assert(FooterCustomMetrics.of(df.queryExecution.executedPlan) == Map(
         "footers_flatbuffer" -> files.size.toLong, "footers_thrift" -> 0L, "fallbacks" -> 0L,
-        "decode_ns" -> value(FooterScanMetrics.DecodeTime)))
+        "decode_ns" -> value(FooterCustomMetrics.DecodeTime)))
 
       withConf(FooterInterceptorConf.ReadKey -> "false") {
         val vanilla = spark.read.parquet(p).where("s.a >= 10")
         assert(vanilla.collect().map(_.toString).sorted.toSeq == df.collect().map(_.toString).sorted.toSeq)
         val Seq(theirs) = batchScans(vanilla)
         assert(theirs.scan.getClass == classOf[ParquetScan])
-        assert(!theirs.metrics.contains(FooterScanMetrics.FlatBuffer))
+        assert(!theirs.metrics.contains(FooterCustomMetrics.FlatBuffer))
       }
     }
   }
@@ -93,8 +93,8 @@ class ParquetInterceptorV2Suite extends SparkSessionSuite with AdaptiveSparkPlan
       val df = spark.read.parquet(p)
       assert(df.collect().map(_.getLong(0)).sorted.toSeq == (0L until 30L))
       val Seq(scan) = batchScans(df)
-      assert(scan.metrics(FooterScanMetrics.Thrift).value == files.size)
-      assert(scan.metrics(FooterScanMetrics.FlatBuffer).value == 0)
+      assert(scan.metrics(FooterCustomMetrics.Thrift).value == files.size)
+      assert(scan.metrics(FooterCustomMetrics.FlatBuffer).value == 0)
     }
   }
 

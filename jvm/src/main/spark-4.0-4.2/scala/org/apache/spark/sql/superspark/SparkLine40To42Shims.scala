@@ -19,7 +19,7 @@ trait SparkLine40To42Shims {
 
   /**
    * Whether Spark's vectorized reader decodes FIXED_LEN_BYTE_ARRAY pages of every encoding
-   * (FLOAT16 columns are read as those bytes, [[io.superspark.parquet.interceptor.Float16Columns]]).
+   * (FLOAT16 columns are read as those bytes, [[io.superspark.parquet.logicaltypes.Float16Columns]]).
    * Before 4.3 it refuses BYTE_STREAM_SPLIT FIXED_LEN_BYTE_ARRAY pages ("Unsupported encoding"),
    * so FLOAT16 columns, which may be written so, are read by the row reader.
    */

@@ -58,7 +58,7 @@ object SparkLineShims extends SparkLineAdapter with SparkLine41To43Shims {
 
   /**
    * Whether Spark's vectorized reader decodes FIXED_LEN_BYTE_ARRAY pages of every encoding
-   * (FLOAT16 columns are read as those bytes, [[io.superspark.parquet.interceptor.Float16Columns]]).
+   * (FLOAT16 columns are read as those bytes, [[io.superspark.parquet.logicaltypes.Float16Columns]]).
    * Spark 4.3 reads BYTE_STREAM_SPLIT FIXED_LEN_BYTE_ARRAY pages in its vectorized reader.
    */
   val vectorizedFloat16: Boolean = true

@@ -1,16 +1,18 @@
-package io.superspark.parquet.alp
+package io.superspark.parquet.alp.spark
 
 import java.nio.file.{Files, Path, StandardOpenOption}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.alp.{AlpChunk, AlpExtension, AlpFooter, AlpFooterRefs}
 import io.superspark.parquet.footer.files.FooterFiles
 import io.superspark.parquet.footer.codec.FooterLayout
-import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterMetrics}
+import io.superspark.parquet.interceptor.{FooterInterceptorConf, FooterSQLMetrics}
 
 /**
  * Both ALP forms written by Spark (write options and settings) and read back by Spark through
@@ -54,7 +56,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
 
   private def alpMetrics(df: DataFrame): (Long, Long) = {
     df.collect()
-    FooterMetrics.alpOfPlan(df.queryExecution.executedPlan)
+    FooterSQLMetrics.alpOfPlan(df.queryExecution.executedPlan)
   }
 
   test("private form: same rows as without ALP, through ALP chunks, with the vectorized reader on and off") {
@@ -141,7 +143,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
         e.stageInfo.accumulables.values.foreach { a =>
           (a.name, a.value) match {
             case (Some(n), Some(v: java.lang.Long)) => counts(n) += v
-            case (Some(io.superspark.parquet.interceptor.AlpWriteMetrics.ChoicesName), Some(v: java.util.List[_])) =>
+            case (Some(AlpWriteMetrics.ChoicesName), Some(v: java.util.List[_])) =>
               choices ++= v.asScala.map(_.toString)
             case _ =>
           }
@@ -154,7 +156,7 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
   }
 
   test("each column is decided on its sample: decimal-like get ALP, random keep the ordinary encoding; metrics and inspect say why") {
-    import io.superspark.parquet.interceptor.AlpWriteMetrics._
+    import AlpWriteMetrics._
     val df = spark.range(0, 30000, 1, 1).selectExpr("id", "ROUND(id * 0.01D, 2) AS price",
       "pmod(xxhash64(id), 9007199254740992) / 9007199254740992.0D AS noise",
       "CAST(ROUND(id / 8.0, 3) AS FLOAT) AS f")
@@ -369,6 +371,43 @@ class AlpFormsSparkSuite extends SparkSessionSuite {
     assert(rows(spark.read.parquet(p)) == rows(spark.read.parquet(plain)))
     val e = intercept[Exception](data.write.mode("overwrite").option("alpColumns", "tag").parquet(p))
     assert(e.getMessage.contains("tag"))
+  }
+
+  test("bad ALP options are SUPERSPARK_ALP_INVALID_OPTION conditions (SQLSTATE 42K06) naming the option") {
+    def error(options: Map[String, String], conf: (String, String)*): SparkThrowable = {
+      var thrown: Throwable = null
+      withSQLConf(conf: _*) {
+        thrown = intercept[IllegalArgumentException](
+          AlpWriteOptions.resolve(data.schema, options, spark.sessionState.conf))
+      }
+      thrown match {
+        case t: SparkThrowable => t
+        case other => fail(s"not a SparkThrowable: $other")
+      }
+    }
+    val cases = Seq(
+      error(Map("alpColumns" -> "tag")) -> ("NOT_FLOAT_OR_DOUBLE", "alpColumns"),
+      error(Map("alpColumns" -> "nope")) -> ("NO_SUCH_COLUMN", "alpColumns"),
+      error(Map("alpColumns" -> "price", "alpForm" -> "public")) -> ("FORM", "alpForm"),
+      error(Map.empty, "spark.superspark.parquet.alp.columns" -> "tag") ->
+        ("NOT_FLOAT_OR_DOUBLE", "spark.superspark.parquet.alp.columns"))
+    cases.foreach { case (e, (reason, option)) =>
+      assert(e.getCondition == s"SUPERSPARK_ALP_INVALID_OPTION.$reason" && e.getSqlState == "42K06", e)
+      assert(e.getMessageParameters.get("option") == s"'$option'", e)
+    }
+    val onlyAlp = spark.range(3).selectExpr("id * 0.5D AS price")
+    val ratified = intercept[IllegalArgumentException](AlpWriteOptions.resolve(onlyAlp.schema,
+      Map("alpColumns" -> "price", "alpForm" -> "ratified"), spark.sessionState.conf))
+    assert(ratified.asInstanceOf[SparkThrowable].getCondition ==
+      "SUPERSPARK_ALP_INVALID_OPTION.RATIFIED_FORM_NEEDS_ANOTHER_COLUMN")
+    // A write raises it as it is, before any task.
+    val written = intercept[Exception](data.write.mode("overwrite").option("alpColumns", "tag")
+      .parquet(dir.resolve("refused").toString))
+    val chain = Iterator.iterate[Throwable](written)(_.getCause).takeWhile(_ != null).toSeq
+    assert(chain.exists {
+      case t: SparkThrowable => t.getCondition == "SUPERSPARK_ALP_INVALID_OPTION.NOT_FLOAT_OR_DOUBLE"
+      case _ => false
+    }, written)
   }
 
   test("DSv2 scans read both forms through the same reader") {

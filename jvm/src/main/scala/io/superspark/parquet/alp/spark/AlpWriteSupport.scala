@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import scala.jdk.CollectionConverters._
 
@@ -10,11 +10,12 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.types.{DataType, DoubleType, StructType}
 
 import io.superspark.parquet.alp.{AlpColumnSpec, AlpForm, AlpType, AlpValues}
+import io.superspark.parquet.logicaltypes.TaggedParquetWriteSupport
 
 /**
  * [[TaggedParquetWriteSupport]] that also keeps the values of the ALP columns
  * ([[AlpWriteOptions]]) of the rows written since the last row group, for the file writer to
- * write as ALP chunks when parquet-java starts the row group ([[FooterFileWriter]]). In the
+ * write as ALP chunks when parquet-java starts the row group (the interceptor's `FooterFileWriter`). In the
  * ratified form parquet-java is given the schema without the ALP columns (they are written as
  * ALP only, and put back into the footer by [[io.superspark.parquet.alp.AlpRatifiedFooter]]);
  * Spark's row metadata keeps the full schema.

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
@@ -8,14 +8,17 @@ import org.apache.parquet.io.SeekableInputStream
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetWriteSupport, VectorizedParquetRecordReader}
+import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.sql.superspark.BatchColumns
+import org.apache.spark.sql.superspark.{BatchColumns, ScanFooter}
+
+import io.superspark.parquet.footer.files.FooterBytes
 
 /**
  * The ALP columns of one file of a scan (docs/alp.md, "Reading"), around Spark's vectorized
- * reader as [[Float16Columns]] is around a scan's reader: the file's [[AlpReadPlan]], the
+ * reader as `logicaltypes.Float16Columns` is around a scan's reader: the file's [[AlpReadPlan]], the
  * stream that reads its ALP chunks, and the [[AlpBatchReader]] that adds them to Spark's
- * batches. The scan code copied from Spark (`ParquetFooterScan`) calls it at three marked
+ * batches. The scan code copied from Spark (`ParquetReaderCopy`) calls it at three marked
  * places: `context` (what Spark's reader reads), `wrap` (the reader's iterator) and `close`
  * (on an error before `wrap` returns). A file with no ALP column gets [[AlpColumns.NoAlp]],
  * which changes nothing.
@@ -47,25 +50,30 @@ private[superspark] object AlpColumns {
   /**
    * A scan's ALP settings, made on the driver and shipped with the reader function.
    * `enabled`: `superspark.parquet.alp.read`, Spark's vectorized reader, columns matched by name.
+   * `chunksDecoded`, `fallbacks`: the scan node's counters of ALP column chunks decoded and of
+   * ALP columns read from their ordinary chunks instead.
    */
   final case class Scan(enabled: Boolean, required: StructType, partitionColumns: Int, capacity: Int,
-      offHeapEnabled: Boolean, caseSensitive: Boolean, returningBatch: Boolean, metrics: FooterMetrics) {
+      offHeapEnabled: Boolean, caseSensitive: Boolean, returningBatch: Boolean, chunksDecoded: SQLMetric,
+      fallbacks: SQLMetric) {
 
     /**
-     * The ALP columns of a file (its split's row groups, `opened.footer`). The plan reads the whole
-     * footer from the bytes [[FooterOpener]] already holds (only a Thrift part it skipped is read,
-     * once: [[FooterOpener.wholeFooter]]), then the stream stays open for the ALP chunks. Counts
-     * the plan's fallbacks. On error, nothing is left open.
+     * The ALP columns of a file (its split's row groups, `opened.footer`, a footer the footer
+     * library opened). The plan reads the whole footer from `wholeFooter` (the interceptor's
+     * `FooterOpener.wholeFooter`: the bytes it already holds, and only a Thrift part it skipped,
+     * read once through the stream given), then the stream stays open for the ALP chunks.
+     * Counts the plan's fallbacks. On error, nothing is left open.
      */
-    def open(path: Path, opened: OpenedFooter, conf: Configuration): AlpColumns =
+    def open(path: Path, opened: ScanFooter, wholeFooter: SeekableInputStream => FooterBytes,
+        conf: Configuration): AlpColumns =
       if (!enabled || !AlpReadPlan.mayHaveAlp(opened.footer) || AlpReadPlan.keptEverywhere(opened.footer, required, caseSensitive)) NoAlp
       else {
         val stream = opened.inputFile.newStream()
-        val plan = try AlpReadPlan.plan(path.toString, FooterOpener.wholeFooter(opened, stream, metrics), opened.footer,
+        val plan = try AlpReadPlan.plan(path.toString, wholeFooter(stream), opened.footer,
           opened.fileSchema, required, caseSensitive) catch {
           case e: Throwable => closeQuietly(stream); throw e
         }
-        plan.foreach(p => metrics.alpFallbacks.add(p.fallbacks))
+        plan.foreach(p => fallbacks.add(p.fallbacks))
         plan.filter(_.columns.nonEmpty) match {
           case Some(p) => new Planned(this, p, path.toString, opened, stream, conf)
           case None => closeQuietly(stream); NoAlp
@@ -73,7 +81,7 @@ private[superspark] object AlpColumns {
       }
   }
 
-  private final class Planned(scan: Scan, plan: AlpReadPlan, path: String, opened: OpenedFooter,
+  private final class Planned(scan: Scan, plan: AlpReadPlan, path: String, opened: ScanFooter,
       private var stream: SeekableInputStream, conf: Configuration) extends AlpColumns {
 
     override def context(context: TaskAttemptContextImpl): TaskAttemptContextImpl = {
@@ -88,7 +96,7 @@ private[superspark] object AlpColumns {
       reader.enableReturningBatches() // the ALP columns join Spark's batches; rows, if asked for, after that
       val offHeap = scan.offHeapEnabled && TaskContext.get() != null // as Spark's reader decides
       val alp = new AlpBatchReader(reader, plan, scan.required, scan.partitionColumns, scan.capacity, offHeap,
-        opened.inputFile, stream, path, conf, scan.metrics, scan.returningBatch)
+        opened.inputFile, stream, path, conf, scan.chunksDecoded, scan.fallbacks, scan.returningBatch)
       stream = null // the AlpBatchReader's now
       alp.asInstanceOf[Iterator[InternalRow]]
     }

@@ -48,7 +48,7 @@ import org.apache.spark.util.Utils
  * ([[FooterScanHooks.openFooter]]) instead of `ParquetFooterReader`. Everything else (filter pushdown,
  * rebase modes, vectorized and row-based readers) is Spark's own code, called as Spark calls it.
  */
-object ParquetFooterScan {
+object ParquetReaderCopy {
 
   /** `ParquetFileFormat.setupHadoopConf` (private in Spark 4.3.0). */
   private def setupHadoopConf(hadoopConf: Configuration, sqlConf: SQLConf, requiredSchema: StructType): Unit = {

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.logicaltypes
 
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -2,26 +2,23 @@ package io.superspark.parquet.interceptor.v2
 
 import java.util.Locale
 
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
-
-import io.superspark.parquet.interceptor.FooterReadSink
-import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
 
 /**
  * The footer counters of a DSv2 Parquet scan as Spark custom metrics: they appear on the
  * `BatchScan` node of the SQL UI and in `BatchScanExec.metrics` (summed over tasks).
  * The classes need a public no-argument constructor: the SQL UI instantiates them by name.
  */
-private[superspark] object FooterScanMetrics {
+private[superspark] object FooterCustomMetrics {
   val FlatBuffer = "footersFlatBuffer"
   val Thrift = "footersThrift"
   val Fallbacks = "footerFallbacks"
   val DecodeTime = "footerDecodeTime"
 
-  /** Metric name -> the key used by `FooterMetrics.snapshot` and the Python helpers. */
+  /** Metric name -> the key used by `FooterSQLMetrics.snapshot` and the Python helpers. */
   val Keys: Seq[(String, String)] = Seq(FlatBuffer -> "footers_flatbuffer", Thrift -> "footers_thrift",
     Fallbacks -> "fallbacks", DecodeTime -> "decode_ns")
 
@@ -33,7 +30,7 @@ private[superspark] object FooterScanMetrics {
   /**
    * The footer metrics of an executed plan (e.g. `df.queryExecution.executedPlan` after an
    * action), summed over its `BatchScan` nodes that read through [[FooterParquetScan]]
-   * (adaptive plans and subqueries included). DSv1 scan nodes: `FooterMetrics.ofPlan`.
+   * (adaptive plans and subqueries included). DSv1 scan nodes: `FooterSQLMetrics.ofPlan`.
    */
   def of(plan: SparkPlan): Map[String, Long] = {
     val scans = Plans.collectWithSubqueries(plan) {
@@ -48,59 +45,24 @@ private[superspark] object FooterScanMetrics {
 }
 
 private[superspark] class FootersFlatBufferMetric extends CustomSumMetric {
-  override def name(): String = FooterScanMetrics.FlatBuffer
+  override def name(): String = FooterCustomMetrics.FlatBuffer
   override def description(): String = "footers read via FlatBuffers"
 }
 
 private[superspark] class FootersThriftMetric extends CustomSumMetric {
-  override def name(): String = FooterScanMetrics.Thrift
+  override def name(): String = FooterCustomMetrics.Thrift
   override def description(): String = "footers read via Thrift"
 }
 
 private[superspark] class FooterFallbacksMetric extends CustomSumMetric {
-  override def name(): String = FooterScanMetrics.Fallbacks
+  override def name(): String = FooterCustomMetrics.Fallbacks
   override def description(): String = "footer extension fallbacks"
 }
 
 /** Nanoseconds per task; shown as the total in milliseconds. */
 private[superspark] class FooterDecodeTimeMetric extends CustomMetric {
-  override def name(): String = FooterScanMetrics.DecodeTime
+  override def name(): String = FooterCustomMetrics.DecodeTime
   override def description(): String = "footer decode time"
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
     "%.1f ms".formatLocal(Locale.ROOT, taskMetrics.sum / 1e6)
 }
-
-private[superspark] final case class FooterTaskMetric(name: String, value: Long) extends CustomTaskMetric
-
-/**
- * The footer counts of one DSv2 partition reader (all files of its input partition). While a
- * file's reader is being built inside [[during]], every footer `FooterOpener` decodes on this
- * thread is counted here (besides the scan's accumulators).
- */
-private[superspark] final class FooterTaskCounters extends FooterReadSink {
-  private var flatBuffer = 0L
-  private var thrift = 0L
-  private var fallbacks = 0L
-  private var decodeNanos = 0L
-
-  override def record(result: FooterReadResult, nanos: Long): Unit = {
-    result.source match {
-      case FooterSource.FlatBuffer => flatBuffer += 1
-      case FooterSource.Thrift => thrift += 1
-    }
-    if (result.fallback.isDefined) fallbacks += 1
-    decodeNanos += nanos
-  }
-
-  /** Runs `body` with this object as the sink of the current thread's footer reads. */
-  def during[T](body: => T): T = {
-    FooterReadSink.during(this)(body)
-  }
-
-  def values: Array[CustomTaskMetric] = Array(
-    FooterTaskMetric(FooterScanMetrics.FlatBuffer, flatBuffer),
-    FooterTaskMetric(FooterScanMetrics.Thrift, thrift),
-    FooterTaskMetric(FooterScanMetrics.Fallbacks, fallbacks),
-    FooterTaskMetric(FooterScanMetrics.DecodeTime, decodeNanos))
-}
-

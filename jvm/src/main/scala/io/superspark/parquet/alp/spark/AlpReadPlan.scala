@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import java.util.Locale
 
@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
 import io.superspark.parquet.alp.{AlpChunkErrorReason, AlpChunkException, AlpChunkLocation, AlpChunkRef, AlpFooter, AlpFooterRefs}
 import io.superspark.parquet.footer.files.FooterBytes
+import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
 
 /**
  * One required column read through ALP: its position in the scan's required schema, its leaf

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.logicaltypes
 
 /**
  * IEEE 754 half precision (binary16) <-> float, the Parquet FLOAT16 logical type's values

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import org.apache.spark.SparkContext
 import org.apache.spark.util.{CollectionAccumulator, LongAccumulator}

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import scala.jdk.CollectionConverters._
 
@@ -9,6 +9,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
+import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
@@ -27,7 +28,7 @@ import io.superspark.parquet.alp.{AlpChunk, AlpChunkException, AlpChunkLocation,
 private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordReader, plan: AlpReadPlan, required: StructType,
     partitionColumns: Int, capacity: Int, offHeap: Boolean, file: HadoopInputFile, stream: SeekableInputStream,
     path: String,
-    conf: Configuration, metrics: FooterMetrics, returningBatch: Boolean) extends Iterator[Any] with java.io.Closeable {
+    conf: Configuration, chunksDecoded: SQLMetric, fallbacks: SQLMetric, returningBatch: Boolean) extends Iterator[Any] with java.io.Closeable {
 
   private val blocks: Iterator[BlockMetaData] =
     AlpBatchReader.rowGroupsOf(reader).iterator.filter(_.getRowCount > 0)
@@ -190,7 +191,7 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
         direct = null
         page = view
       }
-      if (cursor.rowsLeft == 0) metrics.alpChunks.add(1)
+      if (cursor.rowsLeft == 0) chunksDecoded.add(1)
     }
 
     /** Runs a step on the ALP chunk; a private-form failure switches to the ordinary chunk. */
@@ -201,7 +202,7 @@ private[superspark] final class AlpBatchReader(reader: VectorizedParquetRecordRe
         case e: AlpChunkException =>
           AlpBatchReader.logWarning(s"${e.at(s"$where (ALP chunk at byte ${loc.offset})").getMessage}; " +
             "reading the ordinary chunk")
-          metrics.alpFallbacks.add(1)
+          fallbacks.add(1)
           cursor = null
           direct = null
           val key = blockKey

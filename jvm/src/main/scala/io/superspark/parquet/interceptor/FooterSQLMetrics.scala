@@ -15,9 +15,9 @@ import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
  * are the SQL metrics of its [[FooterScanExec]] node, so they show on the scan node of the
  * Spark UI's SQL tab next to Spark's own ("footers read via FlatBuffers", ...), and live as
  * long as the plan does. Every value they receive on the driver also goes to the driver-wide
- * totals, a fixed set of counters (`FooterMetrics.snapshot`): nothing is kept per scan.
+ * totals, a fixed set of counters (`FooterSQLMetrics.snapshot`): nothing is kept per scan.
  */
-private[superspark] final class FooterMetrics private (
+private[superspark] final class FooterSQLMetrics private (
     val flatBuffer: SQLMetric,
     val thrift: SQLMetric,
     val fallbacks: SQLMetric,
@@ -46,13 +46,13 @@ private[superspark] final class FooterMetrics private (
     decodeTime.add(nanos)
   }
 
-  /** The node's SQL metrics, by the keys [[FooterMetrics.Keys]] names. */
-  def sqlMetrics: Map[String, SQLMetric] = FooterMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap ++
-    Map(FooterMetrics.AlpChunksKey -> alpChunks, FooterMetrics.AlpFallbacksKey -> alpFallbacks) ++
-    FooterMetrics.CacheKeys.zip(Seq(cacheHits, cacheMisses, bytesRead))
+  /** The node's SQL metrics, by the keys [[FooterSQLMetrics.Keys]] names. */
+  def sqlMetrics: Map[String, SQLMetric] = FooterSQLMetrics.Keys.zip(Seq(flatBuffer, thrift, fallbacks, decodeTime)).toMap ++
+    Map(FooterSQLMetrics.AlpChunksKey -> alpChunks, FooterSQLMetrics.AlpFallbacksKey -> alpFallbacks) ++
+    FooterSQLMetrics.CacheKeys.zip(Seq(cacheHits, cacheMisses, bytesRead))
 }
 
-private[superspark] object FooterMetrics {
+private[superspark] object FooterSQLMetrics {
   /** Metric keys on the scan node (Spark style). */
   val Keys: Seq[String] = Seq("footersFlatBuffer", "footersThrift", "footerFallbacks", "footerDecodeTime")
 
@@ -82,7 +82,7 @@ private[superspark] object FooterMetrics {
     CacheKeys.zip(Seq(cacheHitsTotal, cacheMissesTotal, bytesReadTotal))
 
   /** New counters for one scan, registered with the SparkContext (call on the driver). */
-  def create(sc: SparkContext): FooterMetrics = new FooterMetrics(
+  def create(sc: SparkContext): FooterSQLMetrics = new FooterSQLMetrics(
     TotalingSQLMetric.sum(sc, "footers read via FlatBuffers", flatBufferTotal),
     TotalingSQLMetric.sum(sc, "footers read via Thrift", thriftTotal),
     TotalingSQLMetric.sum(sc, "footer extension fallbacks", fallbacksTotal),
@@ -148,31 +148,5 @@ private[superspark] object FooterMetrics {
 
   private object PlanWalker extends AdaptiveSparkPlanHelper {
     def footerScans(plan: SparkPlan): Seq[FooterScanExec] = collectWithSubqueries(plan) { case s: FooterScanExec => s }
-  }
-}
-
-/**
- * A second counter of a thread's footer reads: a DSv2 task's custom metrics
- * (`v2.FooterTaskCounters`) set themselves here while the task reads, and [[FooterOpener]]
- * reports every footer it decodes. The interceptor knows only this trait, not the DSv2 package.
- */
-private[superspark] trait FooterReadSink {
-  def record(result: FooterReadResult, nanos: Long): Unit
-}
-
-private[superspark] object FooterReadSink {
-  private val current = new ThreadLocal[FooterReadSink]
-
-  /** Runs `body` with `sink` as the current thread's sink. */
-  def during[T](sink: FooterReadSink)(body: => T): T = {
-    val previous = current.get
-    current.set(sink)
-    try body finally current.set(previous)
-  }
-
-  /** Counts one footer read in the current thread's sink, if one is set. */
-  def record(result: FooterReadResult, nanos: Long): Unit = {
-    val s = current.get
-    if (s != null) s.record(result, nanos)
   }
 }

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.logicaltypes
 
 import java.util.Locale
 
@@ -11,6 +11,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.sql.types._
 import org.json4s.{JArray, JObject, JString, JValue}
 import org.json4s.jackson.JsonMethods
+
+import io.superspark.errors.SuperSparkIllegalArgumentException
 
 /**
  * Parquet UUID and JSON columns in Spark, with the tags of the Arrow layer
@@ -183,9 +185,12 @@ private[superspark] object ParquetLogicalTypes {
     case _ => false
   }
 
+  /** The tags of a column's `arrow.extension.nested`; one that cannot be read is `SUPERSPARK_INVALID_ARROW_NESTED_METADATA`. */
   private def parseNested(column: String, text: String): Seq[Tag] = {
+    def invalid(reason: String, params: (String, String)*) = new SuperSparkIllegalArgumentException(
+      s"SUPERSPARK_INVALID_ARROW_NESTED_METADATA.$reason", Map("column" -> s"`$column`", "key" -> NestedKey) ++ params)
     val entries = try JsonMethods.parse(text) catch {
-      case e: Exception => throw new IllegalArgumentException(s"column $column: malformed $NestedKey: ${e.getMessage}")
+      case e: Exception => throw invalid("NOT_JSON", "detail" -> String.valueOf(e.getMessage))
     }
     entries match {
       case JArray(items) => items.map {
@@ -198,16 +203,11 @@ private[superspark] object ParquetLogicalTypes {
             case JString(n) => n
             case _ => ""
           }
-          if (path.isEmpty || name.isEmpty) {
-            throw new IllegalArgumentException(s"column $column: $NestedKey entry without path or name: " +
-              JsonMethods.compact(o))
-          }
+          if (path.isEmpty || name.isEmpty) throw invalid("ENTRY_WITHOUT_PATH_OR_NAME", "entry" -> JsonMethods.compact(o))
           Tag(column, path, name)
-        case other: JValue =>
-          throw new IllegalArgumentException(s"column $column: $NestedKey entry is not an object: " +
-            JsonMethods.compact(other))
+        case other: JValue => throw invalid("ENTRY_NOT_AN_OBJECT", "entry" -> JsonMethods.compact(other))
       }
-      case _ => throw new IllegalArgumentException(s"column $column: $NestedKey is not a JSON list")
+      case _ => throw invalid("NOT_A_LIST")
     }
   }
 

@@ -1,4 +1,4 @@
-package io.superspark.parquet.interceptor
+package io.superspark.parquet.alp.spark
 
 import java.nio.file.{Files, Path}
 
@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, St
 
 import io.superspark.SparkSessionSuite
 import io.superspark.parquet.alp.AlpChunkException
+import io.superspark.parquet.interceptor.{CountingFileSystem, FooterSQLMetrics, FooterOpener, OpenedFooter}
 
 /**
  * The ALP reader wrapper's own lifecycle ([[AlpColumns]]), below the Spark scans that
@@ -40,16 +41,22 @@ class AlpColumnsSuite extends SparkSessionSuite {
 
   private val idAndPrice = StructType(Seq(StructField("id", LongType), StructField("price", DoubleType)))
 
+  private lazy val metrics = FooterSQLMetrics.create(spark.sparkContext)
+
   private def scan(required: StructType, enabled: Boolean = true) =
     AlpColumns.Scan(enabled, required, partitionColumns = 0, capacity = 4096, offHeapEnabled = false,
-      caseSensitive = false, returningBatch = true, FooterMetrics.create(spark.sparkContext))
+      caseSensitive = false, returningBatch = true, metrics.alpChunks, metrics.alpFallbacks)
+
+  /** `scan`'s ALP columns of an opened file, with the whole footer read as the interceptor reads it. */
+  private def alpColumns(scan: AlpColumns.Scan, path: HPath, opened: OpenedFooter): AlpColumns =
+    scan.open(path, opened, FooterOpener.wholeFooter(opened, _, metrics), spark.sessionState.newHadoopConf())
 
   /** Opens `file`'s footer as the scan does (stream kept), runs `f`, closes the footer's stream. */
   private def withFooter[T](file: Path)(f: (HPath, OpenedFooter) => T): T = {
     val conf = spark.sessionState.newHadoopConf()
     val path = new HPath(s"countfs://$file")
     val opened = FooterOpener.open(conf, path, 0, Files.size(file), keepOpen = true, None, caseSensitive = false,
-      strict = false, FooterMetrics.create(spark.sparkContext)).get
+      strict = false, FooterSQLMetrics.create(spark.sparkContext)).get
     try f(path, opened) finally opened.inputStream.foreach(_.close())
   }
 
@@ -60,7 +67,7 @@ class AlpColumnsSuite extends SparkSessionSuite {
       (privateForm, idAndPrice, false))                                 // ALP reads off (setting, row reader, field ids)
     for ((file, required, enabled) <- cases) withFooter(file) { (path, opened) =>
       val before = CountingFileSystem.openStreams
-      val alp = scan(required, enabled).open(path, opened, spark.sessionState.newHadoopConf())
+      val alp = alpColumns(scan(required, enabled), path, opened)
       assert(alp eq AlpColumns.NoAlp, s"$file $required $enabled")
       assert(CountingFileSystem.openStreams == before)
     }
@@ -69,7 +76,7 @@ class AlpColumnsSuite extends SparkSessionSuite {
   test("ALP columns: Spark's reader reads the others, whole row groups; close before wrap closes the ALP stream") {
     for (file <- Seq(privateForm, ratified)) withFooter(file) { (path, opened) =>
       val before = CountingFileSystem.openStreams
-      val alp = scan(idAndPrice).open(path, opened, spark.sessionState.newHadoopConf())
+      val alp = alpColumns(scan(idAndPrice), path, opened)
       assert(!(alp eq AlpColumns.NoAlp))
       assert(CountingFileSystem.openStreams == before + 1) // the ALP chunks' stream
       val conf = spark.sessionState.newHadoopConf()
@@ -90,7 +97,7 @@ class AlpColumnsSuite extends SparkSessionSuite {
     val asFloat = StructType(Seq(StructField("id", LongType), StructField("price", FloatType)))
     withFooter(ratified) { (path, opened) =>
       val before = CountingFileSystem.openStreams
-      val e = intercept[AlpChunkException](scan(asFloat).open(path, opened, spark.sessionState.newHadoopConf()))
+      val e = intercept[AlpChunkException](alpColumns(scan(asFloat), path, opened))
       assert(e.getMessage.contains("price"))
       assert(CountingFileSystem.openStreams == before)
     }
