@@ -10,7 +10,7 @@ import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftToFlatBuffer}
 import io.superspark.parquet.thrift.UnrebuildableFooterException
 import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
-import io.superspark.parquet.footer.tools.FooterTool
+import io.superspark.parquet.footer.tools.FooterWalk
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason}
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
 
@@ -70,7 +70,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
 
   test("parquet-testing corpus: the same FlatBuffer bytes as the converter wherever it rebuilds exactly") {
     assume(corpus.isDefined, "parquet-testing corpus not found")
-    val outcomes = FooterTool.expand(Seq(corpus.get.toString)).flatMap { case (f, _) =>
+    val outcomes = FooterWalk.localFiles(Seq(corpus.get.toString)).flatMap { case (f, _) =>
       plainThrift(f).map(t => f.getFileName.toString -> compare(f.toString, t))
     }
     val byOutcome = outcomes.groupBy(_._2).map { case (k, v) => k -> v.map(_._1).sorted }
