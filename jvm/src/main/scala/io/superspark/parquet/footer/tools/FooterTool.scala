@@ -64,7 +64,7 @@ private[superspark] object FooterTool {
   private val ReadCommands: Map[String, ReadCommand] =
     Map("inspect" -> InspectCommand, "verify" -> VerifyCommand, "roundtrip" -> RoundtripCommand)
 
-  private val Usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate [-D key=value]... [--output OUT] " +
+  private val Usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate|alp-decode [-D key=value]... [--output OUT] " +
     "[--to FORM] [--unsafe-in-place] PATH..."
 
   /** The command line after its command: options and paths in any order. */
@@ -95,11 +95,11 @@ private[superspark] object FooterTool {
       System.err.println(Usage)
       sys.exit(64)
     }
-    val results = ReadCommands.get(command) match {
-      case Some(c) => c.run(a.paths, a.settings)
-      case None if Set("add", "strip", "migrate")(command) =>
-        RewriteCommand.named(command, a.to, a.inPlace).run(a.paths, a.output, a.settings)
-      case None => System.err.println(s"unknown command $command; $Usage"); sys.exit(64)
+    val results = command match {
+      case c if ReadCommands.contains(c) => ReadCommands(c).run(a.paths, a.settings)
+      case "add" | "strip" | "migrate" => RewriteCommand.named(command, a.to, a.inPlace).run(a.paths, a.output, a.settings)
+      case "alp-decode" => AlpDecodeCommand.run(a.paths, a.output, a.settings)
+      case _ => System.err.println(s"unknown command $command; $Usage"); sys.exit(64)
     }
     System.out.println(ToolJson.write(results))
     System.out.flush()
