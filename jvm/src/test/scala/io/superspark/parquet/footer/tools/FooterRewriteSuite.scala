@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.tools
 
 import java.nio.file.{Files, Path}
 import java.util.concurrent.atomic.AtomicBoolean
@@ -9,9 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumException, FileSystem, Path => HPath}
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.codec.FooterForm
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.footer.tools.{FooterRewrite, FooterTool, FooterWalk, RewriteRefusedException}
 
 /**
  * Crash-safe rewrites through Hadoop's FileSystem API ([[FooterRewrite]]): `file:` paths with Hadoop's checksum

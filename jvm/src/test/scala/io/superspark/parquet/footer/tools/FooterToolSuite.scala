@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.tools
 
 import java.nio.file.{Files, Path}
 
@@ -14,9 +14,9 @@ import org.apache.parquet.hadoop.example.GroupReadSupport
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.codec.FooterLayout
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.footer.tools.{FooterTool, ToolJson}
 
 /** The tools on real files: parquet-java and Spark read identical data after `add`. */
 class FooterToolSuite extends SparkSessionSuite {

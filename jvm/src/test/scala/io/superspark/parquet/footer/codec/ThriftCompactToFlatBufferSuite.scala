@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path, Paths}
@@ -7,11 +7,9 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
-import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftToFlatBuffer}
-import io.superspark.parquet.thrift.UnrebuildableFooterException
+import io.superspark.parquet.footer.{FooterTestFiles, UnrepresentableFooterException}
 import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
 import io.superspark.parquet.footer.tools.FooterWalk
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason}
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
 
 /**
