@@ -155,7 +155,7 @@ bench-sb: setup
 # FUZZ_N inputs each (default 100000), FUZZ_SEED (default 1). Prints the outcome counts;
 # exits 1 on any failure. CI runs a 1,000-input slice of each (FooterFuzzSuite).
 fuzz-footer: setup
-	./dev/sbt "Test/runMain io.superspark.parquet.footer.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
+	./dev/sbt "Test/runMain io.superspark.parquet.footer.files.FooterFuzz $${FUZZ_N:-100000} $${FUZZ_SEED:-1}"
 
 # Seeded mutation fuzzer of every Super Binary decode path (BsupFuzz): FUZZ_N inputs (default
 # 100000), FUZZ_SEED (default 1). Prints the outcome counts; exits 1 on any failure. CI runs a

@@ -60,7 +60,7 @@ import json
 import os
 from typing import Iterable, List, Optional, Sequence, Union
 
-from superspark.footer._launcher import ALP_TOOL, set_hadoop_conf, tool, tool_classpath
+from superspark.footer._launcher import set_hadoop_conf, tool, tool_classpath, tool_settings
 
 __all__ = ["inspect", "add", "strip", "verify", "migrate", "alp_decode", "roundtrip", "migrate_table", "add_table",
            "strip_table", "tool_classpath", "set_hadoop_conf", "FORMS", "main"]
@@ -98,10 +98,11 @@ def _java_list(tool, items: List[str]):
     return ListConverter().convert(items, tool._gateway_client)
 
 
-def _call(command: str, paths: Iterable[PathArg], *extra, tool_name: Optional[str] = None) -> List[dict]:
-    jvm_tool = tool(tool_name) if tool_name else tool()
+def _call(command: str, paths: Iterable[PathArg], *extra) -> List[dict]:
+    """``FooterTool.<command>(paths, *extra, settings)`` in the tool's JVM: its JSON results."""
+    jvm_tool = tool()
     jpaths = _java_list(jvm_tool, _paths(paths))
-    return json.loads(getattr(jvm_tool, command)(jpaths, *extra))
+    return json.loads(getattr(jvm_tool, command)(jpaths, *extra, tool_settings()))
 
 
 
@@ -170,7 +171,7 @@ def alp_decode(*paths: PathArg, output: Optional[Union[str, os.PathLike]] = None
     not carried over). In place or into ``output`` as for :func:`add`. Status ``decoded``
     (with ``alp_chunks_decoded``, ``private_alp_dropped``, ``bytes_before``/``bytes_after``),
     ``unchanged`` (no ALP data) or ``error``."""
-    return _call("alpDecode", paths, None if output is None else os.fspath(output), tool_name=ALP_TOOL)
+    return _call("alpDecode", paths, None if output is None else os.fspath(output))
 
 
 def roundtrip(*paths: PathArg) -> List[dict]:

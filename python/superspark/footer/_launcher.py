@@ -11,15 +11,17 @@ import os
 import sys
 from typing import List, Optional, Sequence, Tuple
 
-__all__ = ["FOOTER_TOOL", "ALP_TOOL", "tool", "session_tool", "tool_classpath", "set_hadoop_conf", "run_tool_process",
-           "has_gateway"]
+__all__ = ["FOOTER_TOOL", "tool", "session_tool", "tool_settings", "tool_classpath", "set_hadoop_conf",
+           "run_tool_process", "has_gateway"]
 
 _gateway = None
 
+#: The ``-D`` settings of this process's footer commands (:func:`set_hadoop_conf`).
+_hadoop_conf: dict = {}
 
-#: The JVM objects of the tools: the footer commands, and ALP's ``alp-decode``.
+
+#: The JVM object of the footer commands (the command line's ``main`` and the API's methods).
 FOOTER_TOOL = "io.superspark.parquet.footer.tools.FooterTool"
-ALP_TOOL = "io.superspark.parquet.footer.tools.AlpTool"
 
 
 def _jvm_object(jvm, name: str):
@@ -30,8 +32,8 @@ def _jvm_object(jvm, name: str):
     return obj
 
 
-def session_tool(name: str = FOOTER_TOOL):
-    """The tool ``name`` through the active SparkSession's JVM when it has the superspark jar, else None."""
+def _session_with_tool(name: str = FOOTER_TOOL):
+    """The active SparkSession and the tool ``name`` in its JVM when it has the superspark jar, else None."""
     if "pyspark.sql" not in sys.modules:  # then no session exists in this process
         return None
     from py4j.java_gateway import JavaClass
@@ -46,10 +48,14 @@ def session_tool(name: str = FOOTER_TOOL):
     if jvm is not None:
         tool = _jvm_object(jvm, name)
         if isinstance(tool, JavaClass):
-            if name == FOOTER_TOOL:  # the session's spark.hadoop.* settings (s3a credentials, ...)
-                tool.setBaseConf(session._jsc.hadoopConfiguration())
-            return tool
+            return session, tool
     return None
+
+
+def session_tool(name: str = FOOTER_TOOL):
+    """The tool ``name`` through the active SparkSession's JVM when it has the superspark jar, else None."""
+    found = _session_with_tool(name)
+    return found[1] if found is not None else None
 
 
 def tool(name: str = FOOTER_TOOL):
@@ -116,7 +122,20 @@ def _warn(message: str) -> None:
 def set_hadoop_conf(key: str, value: str) -> None:
     """A Hadoop setting for the footer commands of this process (as ``-D key=value`` on the
     command line), over ``core-site.xml`` and, through a SparkSession, the session's."""
-    tool().setConf(key, value)
+    _hadoop_conf[key] = value
+
+
+def tool_settings():
+    """The settings one footer command of the API runs with (``FooterTool.settings``, a JVM
+    object made per call): the settings of :func:`set_hadoop_conf` over, when the tool runs in
+    the active SparkSession's JVM, the session's Hadoop configuration (its ``spark.hadoop.*``
+    settings: s3a credentials, ...)."""
+    from py4j.java_collections import ListConverter
+
+    found = _session_with_tool()
+    footer, base = (found[1], found[0]._jsc.hadoopConfiguration()) if found is not None else (tool(), None)
+    pairs = ListConverter().convert([f"{k}={v}" for k, v in _hadoop_conf.items()], footer._gateway_client)
+    return footer.settings(pairs, base)
 
 
 #: The jars whose classes the footer tool loads, named before pyspark's ``jars/*``: a class

@@ -8,7 +8,7 @@ import org.apache.spark.sql.delta.actions.{Action, AddFile}
 import org.apache.spark.util.SerializableConfiguration
 
 import io.superspark.parquet.footer.codec.FooterForm
-import io.superspark.parquet.footer.tools.{DeltaTableRewriteRefusedException, FooterTableJob, FooterTool}
+import io.superspark.parquet.footer.tools.{DeltaTableRewriteRefusedException, FooterTableJob, FooterWalk, RewriteCommand, ToolResult}
 
 /**
  * A footer rewrite of a Delta table as a Delta commit, the way OPTIMIZE replaces files (issue #23):
@@ -30,7 +30,7 @@ private[superspark] object DeltaFooterRewrite {
   }
 
   def rewrite(spark: SparkSession, table: String, command: String, to: String): Seq[Row] = {
-    FooterTool.rewriter(command, to, inPlace = false) // checks the command and the form first
+    RewriteCommand.named(command, to, inPlace = false) // checks the command and the form first
     if (command == "migrate" && FooterForm.parse(to).contains(FooterForm.Final)) {
       // Delta reads its files with Spark's own Parquet reader, which needs PAR1 files.
       throw new DeltaTableRewriteRefusedException(table, table, "migrate to the final form: Delta reads its data " +
@@ -55,8 +55,8 @@ private[superspark] object DeltaFooterRewrite {
     val results = try sc.parallelize(jobs, math.max(1, math.min(jobs.size, sc.defaultParallelism * 4))).map {
       case (logPath, src, dst) =>
         val c = conf.value.value
-        val rewrite = FooterTool.rewriter(command, to, inPlace = false)
-        val m = FooterTool.guarded(src)(rewrite(FooterTool.Target(new HPath(src), src, ""), Some(new HPath(dst)), c))
+        val rewrite = RewriteCommand.named(command, to, inPlace = false)
+        val m = ToolResult.guarded(src)(rewrite.file(FooterWalk.Target(new HPath(src), src, ""), Some(new HPath(dst)), c))
         val status = FooterTableJob.tableStatus(String.valueOf(m.get("status")))
         val dstPath = new HPath(dst)
         val fs = dstPath.getFileSystem(c)

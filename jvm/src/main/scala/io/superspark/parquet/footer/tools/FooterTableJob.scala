@@ -18,8 +18,8 @@ import org.apache.spark.util.SerializableConfiguration
 
 /**
  * `add`, `strip` and `migrate` over a table's files as one Spark job (issue #23): the driver lists the
- * Parquet files under the table's path ([[FooterTool.walk]]: `_*` and `.*` skipped), each task runs the
- * same per-file rewrite as the command line ([[FooterTool.rewriter]], crash-safe through [[FooterRewrite]]),
+ * Parquet files under the table's path ([[FooterWalk]]: `_*` and `.*` skipped), each task runs the
+ * same per-file rewrite as the command line ([[RewriteCommand.named]], crash-safe through [[FooterRewrite]]),
  * and the result is one row per file. Idempotent and resumable: a file already in the wanted form is
  * `already`, so a rerun after a crash rewrites only what the crashed run had not finished. A path in a
  * Delta table is refused (its files change only through a Delta commit).
@@ -69,7 +69,7 @@ private[superspark] object FooterTableJob {
    */
   def results(spark: SparkSession, path: String, command: String, to: String, progress: Boolean,
       inPlace: Boolean): Seq[Row] = {
-    FooterTool.rewriter(command, to, inPlace) // checks the command and the form before anything runs
+    RewriteCommand.named(command, to, inPlace) // checks the command and the form before anything runs
     val conf = spark.sessionState.newHadoopConf()
     val root = new HPath(path)
     val fs = root.getFileSystem(conf)
@@ -77,7 +77,7 @@ private[superspark] object FooterTableJob {
       throw new SparkException(errorClass = "PATH_NOT_FOUND", messageParameters = Map("path" -> path), cause = null)
     }
     val qualified = fs.makeQualified(root)
-    FooterTool.deltaTableOf(fs, qualified).foreach { t =>
+    FooterWalk.deltaTableOf(fs, qualified).foreach { t =>
       // The table itself, on a line with Delta Lake: a Delta commit that replaces its files
       // (io.superspark.delta.lake.DeltaFooterRewrite). A folder inside a table, or no Delta here: refused.
       io.superspark.delta.DeltaTables.available.filter(_ => !inPlace && t == qualified) match {
@@ -85,7 +85,7 @@ private[superspark] object FooterTableJob {
         case None => throw deltaTable(path, t.toString)
       }
     }
-    val listed = FooterTool.walk(Seq(path), conf, checkAll = false)
+    val listed = FooterWalk.walk(Seq(path), conf, checkAll = false)
     listed.collectFirst { case Left(m) if m.get("status") == "refused" => throw deltaTable(path, m.get("path").toString) }
     val files = listed.collect { case Right(t) => t.display }
     if (files.isEmpty) return Nil
@@ -96,10 +96,10 @@ private[superspark] object FooterTableJob {
     val done = sc.longAccumulator("superspark footer files rewritten")
     val rdd = sc.parallelize(files, slices).mapPartitions { it =>
       val c = hadoopConf.value.value
-      val rewrite = FooterTool.rewriter(command, to, inPlace)
+      val rewrite = RewriteCommand.named(command, to, inPlace)
       it.map { f =>
-        val t = FooterTool.Target(new HPath(f), f, "")
-        val r = row(FooterTool.guarded(f)(rewrite(t, None, c)))
+        val t = FooterWalk.Target(new HPath(f), f, "")
+        val r = row(ToolResult.guarded(f)(rewrite.file(t, None, c)))
         done.add(1)
         r
       }
@@ -134,7 +134,7 @@ private[superspark] object FooterTableJob {
   }
 
   private def deltaTable(path: String, table: String): DeltaTableRewriteRefusedException =
-    new DeltaTableRewriteRefusedException(path, table, FooterTool.deltaRefusal(path, table))
+    new DeltaTableRewriteRefusedException(path, table, FooterWalk.deltaRefusal(path, table))
 
   // ---- SQL ----
 

@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.tools
 
 import java.nio.file.{Files, Path}
 import java.util.concurrent.atomic.AtomicBoolean
@@ -9,9 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumException, FileSystem, Path => HPath}
 import org.scalatest.funsuite.AnyFunSuite
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.codec.FooterForm
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.footer.tools.{FooterRewrite, FooterTool, RewriteRefusedException}
 
 /**
  * Crash-safe rewrites through Hadoop's FileSystem API ([[FooterRewrite]]): `file:` paths with Hadoop's checksum
@@ -116,14 +116,14 @@ class FooterRewriteSuite extends AnyFunSuite {
     val finalLength = Files.size(f)
     assert(finalLength > plainLength)
     // Listed while plain, checked after the other run made it final (the file grew), and back (it shrank).
-    assert(FooterTool.hasParquetMagic(fs, hp, plainLength))
+    assert(FooterWalk.hasParquetMagic(fs, hp, plainLength))
     assert(one(FooterTool.migrate(list(f.toString), null, "plain"))("status") == "migrated")
-    assert(FooterTool.hasParquetMagic(fs, hp, finalLength))
+    assert(FooterWalk.hasParquetMagic(fs, hp, finalLength))
     // A file that is not Parquet is still not taken, and one deleted since the listing is skipped.
     Files.write(f, Array.fill[Byte](100)(1))
-    assert(!FooterTool.hasParquetMagic(fs, hp, plainLength))
+    assert(!FooterWalk.hasParquetMagic(fs, hp, plainLength))
     Files.delete(f)
-    assert(!FooterTool.hasParquetMagic(fs, hp, 100))
+    assert(!FooterWalk.hasParquetMagic(fs, hp, 100))
   }
 
   test("a reader opening the file during rewrites sees the old form or the new one, never anything else") {

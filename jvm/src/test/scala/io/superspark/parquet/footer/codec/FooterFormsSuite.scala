@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path, Paths}
@@ -10,7 +10,7 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
-import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferToThrift, FooterForm, FooterLayout, MetadataDiff, Projection, RowGroupSelection, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.{FlatBufferFooterException, FooterTestFiles}
 import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader, FooterSource}
 import io.superspark.parquet.footer.tools.FooterTool
 

@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.tools
 
 import java.nio.file.{Files, Path}
 
@@ -14,9 +14,9 @@ import org.apache.parquet.hadoop.example.GroupReadSupport
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 
 import io.superspark.SparkSessionSuite
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.codec.FooterLayout
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.footer.tools.{FooterTool, ToolJson}
 
 /** The tools on real files: parquet-java and Spark read identical data after `add`. */
 class FooterToolSuite extends SparkSessionSuite {
@@ -90,5 +90,35 @@ class FooterToolSuite extends SparkSessionSuite {
     assert(r.get("metadata_source").asText == "flatbuffer")
     assert(r.get("thrift_bytes").asLong == FooterFiles.readFooter(source).footer.length)
     assert(r.get("columns").asInt == 36 && r.get("num_rows").asLong == 3000)
+  }
+
+  test("Hadoop settings belong to the call they are given to, never to the process") {
+    val files = (1 to 3).map { i =>
+      val f = dir.resolve(s"settings-$i.parquet")
+      Files.copy(source, f)
+      java.util.List.of(f.toString)
+    }
+    def replace(result: String) = json.readTree(result).get(0).get("replace").asText
+    val deleteRename = FooterTool.settings(java.util.List.of(s"${FooterRewrite.ReplaceKey}=delete-rename"), null)
+    assert(replace(FooterTool.add(files(0), null, false, deleteRename)) == "delete-rename")
+    assert(replace(FooterTool.add(files(1), null)) == "rename")
+    // over a base configuration; a later -D of the same key wins
+    val base = new Configuration()
+    base.set(FooterRewrite.ReplaceKey, "delete-rename")
+    assert(replace(FooterTool.add(files(2), null, false, FooterTool.settings(null, base))) == "delete-rename")
+    val again = FooterTool.settings(java.util.List.of(s"${FooterRewrite.ReplaceKey}=nonsense",
+      s"${FooterRewrite.ReplaceKey}=rename"), base)
+    assert(replace(FooterTool.strip(files(2), null, false, again)) == "rename")
+    assert(base.get(FooterRewrite.ReplaceKey) == "delete-rename")
+    assert(ToolSettings.Default.conf().get(FooterRewrite.ReplaceKey) == null)
+  }
+
+  test("the command line's arguments: options and -D settings anywhere, an option without its value is a path") {
+    val a = FooterTool.parse(List("-D", "a.b=1", "--to", "final", "x.parquet", "-Dc.d=2=3", "--output", "out",
+      "--unsafe-in-place", "-D", "y.parquet", "--output"))
+    assert(a.paths == Vector("x.parquet", "-D", "y.parquet", "--output"))
+    assert((a.output, a.to, a.inPlace) == (("out", "final", true)))
+    assert(a.settings.hadoop == Map("a.b" -> "1", "c.d" -> "2=3"))
+    assert(FooterTool.parse(Nil) == FooterTool.Arguments())
   }
 }

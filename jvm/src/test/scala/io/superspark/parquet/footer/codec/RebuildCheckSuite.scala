@@ -1,13 +1,11 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.file.{Files, Path}
 
 import com.google.flatbuffers.FlatBufferBuilder
 import org.scalatest.funsuite.AnyFunSuite
-import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferToThrift, FooterLayout, HashedVtableBuilder, ThriftCompactToFlatBuffer}
-import io.superspark.parquet.thrift.UnrebuildableFooterException
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter}
 import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter, UnrebuildableFooterException}
 
 /**

@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
@@ -9,7 +9,7 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 
 import io.superspark.SparkSessionSuite
-import io.superspark.parquet.footer.codec.{FooterLayout, LazyColumnChunkMetaData, MetadataDiff, Projection, RowGroupSelection, ThriftDiff}
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader, FooterSource}
 
 /**

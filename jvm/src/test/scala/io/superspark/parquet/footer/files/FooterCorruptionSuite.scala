@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.files
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
@@ -6,8 +6,8 @@ import java.nio.file.{Files, Path}
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException, FooterTestFiles, UnrepresentableFooterException}
 import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferVerifier, FooterLayout, MetadataDiff, ParquetJavaShims, Projection, ThriftToFlatBuffer}
-import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReadResult, FooterReader, FooterSource}
 
 /** Bad input: the reader falls back or reports, never crashes, never uses wrong metadata. */
 class FooterCorruptionSuite extends AnyFunSuite {

@@ -1,7 +1,7 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import org.scalatest.funsuite.AnyFunSuite
-import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout}
+import io.superspark.parquet.footer.FallbackReason
 import io.superspark.parquet.thrift.ThriftFields
 
 /** The wire layout, byte by byte, and reading it backwards. */

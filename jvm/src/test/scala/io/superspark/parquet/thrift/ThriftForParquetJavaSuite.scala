@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.thrift
 
 import java.io.ByteArrayInputStream
 import java.nio.file.Files
@@ -10,8 +10,8 @@ import org.apache.parquet.column.Encoding
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.FooterTestFiles
 import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader}
-import io.superspark.parquet.thrift.{ThriftForParquetJava, ThriftWalker}
 
 /**
  * Footers with what parquet-java's converter cannot read (an encoding it lacks, as ALP = 10):

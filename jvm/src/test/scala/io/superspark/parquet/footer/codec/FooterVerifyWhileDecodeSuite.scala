@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.file.{Files, Path}
@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import org.scalatest.funsuite.AnyFunSuite
-import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterLayout, MetadataDiff, Projection, RowGroupSelection}
+import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException, FooterTestFiles}
 import io.superspark.parquet.footer.files.{FooterBytes, FooterColumns, FooterFiles, FooterReadResult, FooterReader, FooterSource}
 
 /**

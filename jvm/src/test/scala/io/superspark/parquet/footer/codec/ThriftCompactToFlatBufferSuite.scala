@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.codec
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path, Paths}
@@ -7,11 +7,9 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
-import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftToFlatBuffer}
-import io.superspark.parquet.thrift.UnrebuildableFooterException
+import io.superspark.parquet.footer.{FooterTestFiles, UnrepresentableFooterException}
 import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
-import io.superspark.parquet.footer.tools.FooterTool
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason}
+import io.superspark.parquet.footer.tools.FooterWalk
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
 
 /**
@@ -70,7 +68,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
 
   test("parquet-testing corpus: the same FlatBuffer bytes as the converter wherever it rebuilds exactly") {
     assume(corpus.isDefined, "parquet-testing corpus not found")
-    val outcomes = FooterTool.expand(Seq(corpus.get.toString)).flatMap { case (f, _) =>
+    val outcomes = FooterWalk.localFiles(Seq(corpus.get.toString)).flatMap { case (f, _) =>
       plainThrift(f).map(t => f.getFileName.toString -> compare(f.toString, t))
     }
     val byOutcome = outcomes.groupBy(_._2).map { case (k, v) => k -> v.map(_._1).sorted }

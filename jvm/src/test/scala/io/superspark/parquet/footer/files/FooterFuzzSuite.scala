@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.files
 
 import org.scalatest.funsuite.AnyFunSuite
 

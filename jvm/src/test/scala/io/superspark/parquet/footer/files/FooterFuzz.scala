@@ -1,4 +1,4 @@
-package io.superspark.parquet.footer
+package io.superspark.parquet.footer.files
 
 import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
@@ -9,11 +9,9 @@ import scala.util.Random
 import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
 import io.superspark.parquet.ParquetFooterException
+import io.superspark.parquet.footer.{FooterTestFiles, UnrepresentableFooterException}
 import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FooterForm, FooterLayout, MetadataDiff, ParquetJavaShims, Projection, ThriftCompactToFlatBuffer}
-import io.superspark.parquet.thrift.UnrebuildableFooterException
-import io.superspark.parquet.footer.files.{FooterBytes, FooterFiles, FooterReader, FooterSource}
 import io.superspark.parquet.footer.tools.FooterTool
-import io.superspark.parquet.thrift.MalformedThriftFooterException
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, UnrebuildableFooterException}
 
 /**
