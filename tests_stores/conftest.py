@@ -1,5 +1,5 @@
 """The store suites (issues 31, 40): Spark with superspark against the real servers that
-dev/stores/start.sh runs (S3Proxy for S3, an HDFS mini-cluster, fake-gcs-server for GCS). The endpoints come from the
+dev/stores/start.sh runs (versitygw for S3, an HDFS mini-cluster, fake-gcs-server for GCS). The endpoints come from the
 environment (SUPERSPARK_S3_ENDPOINT, ..., as start.sh prints them) or from the file start.sh
 keeps (.tools/stores/run/env). Without them every test errors: run `make test-stores`, which
 starts and stops the servers; these tests never pass green without a server."""
@@ -40,8 +40,6 @@ def s3a_settings(env):
         "fs.s3a.connection.ssl.enabled": "false",
         "fs.s3a.access.key": env["SUPERSPARK_S3_ACCESS_KEY"],
         "fs.s3a.secret.key": env["SUPERSPARK_S3_SECRET_KEY"],
-        # S3Proxy answers DeleteObjects (bulk delete) with 501 NotImplemented: one DELETE per key
-        "fs.s3a.multiobjectdelete.enable": "false",
     }
 
 

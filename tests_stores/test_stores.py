@@ -1,4 +1,4 @@
-"""Everything superspark does with files, on s3a:// (S3Proxy), hdfs:// (a mini-cluster) and gs://
+"""Everything superspark does with files, on s3a:// (versitygw), hdfs:// (a mini-cluster) and gs://
 (fake-gcs-server, Google's connector), against the same work on a local disk, value for value
 (issues 31, 40). Each test runs on every store (the `store_dir` fixture)."""
 

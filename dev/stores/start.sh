@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Starts the store suites' servers and prints their endpoints as NAME=value lines (also kept in
-# .tools/stores/run/env): an S3-compatible object store (S3Proxy on its filesystem backend, a
-# real S3 server in a JVM of its own; docs/storage.md says why this one), an HDFS mini-cluster
-# (MiniHdfs.java, Hadoop's shaded mini-cluster in a JVM of its own) and a GCS server
-# (fake-gcs-server, the JSON API over HTTP, filesystem backend, a Go binary in its own process).
-# Fetches what it needs with Maven into .tools/stores/ once, and builds fake-gcs-server with
-# `go install` from the Go module proxy once per machine (a cold build: minutes).
+# .tools/stores/run/env): an S3 server (versitygw on its posix backend, a Go binary in its own
+# process; docs/storage.md says why this one), an HDFS mini-cluster (MiniHdfs.java, Hadoop's
+# shaded mini-cluster in a JVM of its own) and a GCS server (fake-gcs-server, the JSON API over
+# HTTP, filesystem backend, a Go binary in its own process). Fetches the mini-cluster with Maven
+# into .tools/stores/ once, and builds the two Go servers with `go install` from the Go module
+# proxy once per machine (a cold build: minutes).
 # Idempotent: a server already running (its pid alive and its port answering) is reused. Ports:
 # SUPERSPARK_S3_PORT (18333), SUPERSPARK_HDFS_PORT (18020), SUPERSPARK_GCS_PORT (18443).
 set -euo pipefail
@@ -13,7 +13,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 tools="$root/.tools/stores"
 run="$tools/run"
 mkdir -p "$run"
-S3PROXY_VERSION=3.0.0
+VERSITYGW_VERSION=1.8.0
 HADOOP_VERSION=3.5.0
 FAKE_GCS_VERSION=1.56.1
 s3port="${SUPERSPARK_S3_PORT:-18333}"
@@ -34,25 +34,39 @@ wait_for() { # name port seconds
   echo "[superspark] $1 did not answer on port $2 within $3 s; its log: $run/$1.log" >&2; exit 1
 }
 
-# --- S3: S3Proxy (Maven Central, one jar with its dependencies) ---
-jar="$tools/s3proxy-$S3PROXY_VERSION-jar-with-dependencies.jar"
-if [ ! -f "$jar" ]; then
-  mvn -q -B dependency:copy -Dartifact="org.gaul:s3proxy:$S3PROXY_VERSION:jar:jar-with-dependencies" \
-    -DoutputDirectory="$tools" >&2
-fi
-if ! alive s3proxy || ! answers "$s3port"; then
-  mkdir -p "$run/s3/$bucket"
-  cat > "$run/s3proxy.conf" <<CONF
-s3proxy.endpoint=http://127.0.0.1:$s3port
-s3proxy.authorization=aws-v2-or-v4
-s3proxy.identity=$key
-s3proxy.credential=$secret
-jclouds.provider=filesystem
-jclouds.filesystem.basedir=$run/s3
-CONF
-  nohup java -Xmx512m -jar "$jar" --properties "$run/s3proxy.conf" > "$run/s3proxy.log" 2>&1 &
-  echo $! > "$run/s3proxy.pid"
-  wait_for s3proxy "$s3port" 60
+# go_binary NAME MODULE_PATH VERSION: the path of a Go server's binary, built with `go install` from
+# the Go module proxy once per machine and kept beside the other package caches (outside the clone,
+# like pip's and coursier's), so a fresh clone on the same machine starts it at once; Go's own
+# module and build caches stay where Go keeps them. A cold build takes minutes on 2 cores.
+go_binary() {
+  local cache="${SUPERSPARK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/superspark}"
+  local bin="$cache/$1-$3"
+  if [ ! -x "$bin" ]; then
+    command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: $1 (a store server) is built with it" >&2; exit 1; }
+    mkdir -p "$cache"
+    local gobin t0
+    gobin="$(mktemp -d "$cache/go-bin.XXXXXX")"
+    echo "[superspark] building $1 $3 (go install, once per machine)" >&2
+    t0=$(date +%s)
+    GOBIN="$gobin" GOFLAGS="-mod=mod" go install "$2@v$3" >&2
+    mv "$gobin/$(basename "$2")" "$bin"
+    rm -rf "$gobin"
+    echo "[superspark] $1 built in $(( $(date +%s) - t0 )) s" >&2
+  fi
+  echo "$bin"
+}
+
+# --- S3: versitygw (Go module proxy), built once per machine ---
+if ! alive s3 || ! answers "$s3port"; then
+  vgw="$(go_binary versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION")"
+  rm -rf "$run/s3" "$run/meta-s3"
+  mkdir -p "$run/s3/$bucket" "$run/meta-s3"
+  # posix backend: a bucket is a folder of $run/s3, an object a file; ETags and other metadata in a
+  # sidecar folder (no need for extended attributes on the file system)
+  ROOT_ACCESS_KEY="$key" ROOT_SECRET_KEY="$secret" nohup "$vgw" --port "127.0.0.1:$s3port" \
+    posix --sidecar "$run/meta-s3" "$run/s3" > "$run/s3.log" 2>&1 &
+  echo $! > "$run/s3.pid"
+  wait_for s3 "$s3port" 60
 fi
 
 # --- HDFS: a mini-cluster (hadoop-client-minicluster) ---
@@ -75,25 +89,10 @@ if ! alive hdfs || ! answers "$hdfsport"; then
 fi
 
 # --- GCS: fake-gcs-server (Go module proxy), built once per machine ---
-# The binary is kept beside the other package caches (outside the clone, like pip's and
-# coursier's), so a fresh clone on the same machine starts it at once; Go's own module and build
-# caches stay where Go keeps them. A new machine builds it (a cold build: ~3-4 min on 2 cores).
-gcscache="${SUPERSPARK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/superspark}"
-gcsbin="$gcscache/fake-gcs-server-$FAKE_GCS_VERSION"
-if [ ! -x "$gcsbin" ]; then
-  command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: fake-gcs-server (the GCS server) is built with it" >&2; exit 1; }
-  mkdir -p "$gcscache"
-  gobin="$(mktemp -d "$gcscache/go-bin.XXXXXX")"
-  echo "[superspark] building fake-gcs-server $FAKE_GCS_VERSION (go install, once per machine)" >&2
-  t0=$(date +%s)
-  GOBIN="$gobin" GOFLAGS="-mod=mod" go install "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_VERSION" >&2
-  mv "$gobin/fake-gcs-server" "$gcsbin"
-  rm -rf "$gobin"
-  echo "[superspark] fake-gcs-server built in $(( $(date +%s) - t0 )) s" >&2
-fi
 if ! alive gcs || ! answers "$gcsport"; then
   rm -rf "$run/gcs"
   mkdir -p "$run/gcs/data/$bucket" "$run/gcs/root"
+  gcsbin="$(go_binary fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_VERSION")"
   nohup "$gcsbin" -backend filesystem -filesystem-root "$run/gcs/root" -data "$run/gcs/data" -scheme http \
     -host 127.0.0.1 -port "$gcsport" -public-host "127.0.0.1:$gcsport" -external-url "http://127.0.0.1:$gcsport" \
     -log-level warn > "$run/gcs.log" 2>&1 &

@@ -4,7 +4,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 run="$root/.tools/stores/run"
-for name in s3proxy hdfs gcs; do
+for name in s3 s3proxy hdfs gcs; do
   pidfile="$run/$name.pid"
   [ -f "$pidfile" ] || continue
   pid="$(cat "$pidfile")"
@@ -15,5 +15,5 @@ for name in s3proxy hdfs gcs; do
   fi
   rm -f "$pidfile"
 done
-rm -rf "$run/s3" "$run/hdfs" "$run/gcs" "$run/env"
+rm -rf "$run/s3" "$run/meta-s3" "$run/hdfs" "$run/gcs" "$run/env"
 echo "[superspark] stores stopped" >&2
