@@ -14,7 +14,7 @@ after a first call that writes the tool's class data archive (timed apart): wall
 process, and the in-JVM seconds the tool reports (the work without start-up).
 `FOOTER_BENCH=cold` runs only this part (no JMH).
 
-Prints a table, sizes (footer bytes and bytes a reader fetches to open the file), `ratio=`
+Prints a table, sizes (footer bytes, from `inspect`), `ratio=`
 lines, and writes docs/parquet-footer-bench.png. Arguments: column counts (default 1000 10000).
 """
 
@@ -61,7 +61,8 @@ def compile_benchmarks(out: str) -> None:
 
 
 def sizes(folder: str, columns: int) -> dict:
-    """Footer bytes and bytes fetched to open, per form (files made by `migrate`)."""
+    """Footer bytes per form, as `inspect` reports them (files made by `migrate`). The bytes a scan
+    reads to open a file are measured by `make bench-interceptor` (`footer_bytes_per_task_*`)."""
     from superspark import footer
 
     src = fixtures.fixture_path(folder, columns)
@@ -72,27 +73,8 @@ def sizes(folder: str, columns: int) -> dict:
             [r] = footer.migrate(src, to=form, output=path)
             assert r["status"] in ("migrated", "unchanged"), r
         [i] = footer.inspect(path)
-        k = i.get("flatbuffer_bytes", 0)
-        footer_bytes = i["footer_bytes"]
-        if form == "plain":
-            fetched = 8 + footer_bytes  # length + magic, then the Thrift footer
-        elif form == "private":
-            # length + magic, the 29-byte trailer, then the extension alone (FooterColumns.readExtensionOnly)
-            uleb = len(_uleb128(k + 28))
-            fetched = 8 + 29 + 4 + uleb + k + 28 + 1
-        else:
-            fetched = 8 + 12 + footer_bytes  # magic + trailer, then FlatBuffer + trailer
-        out[form] = {"footer_bytes": footer_bytes, "flatbuffer_bytes": k, "fetched_bytes": fetched}
+        out[form] = {"footer_bytes": i["footer_bytes"], "flatbuffer_bytes": i.get("flatbuffer_bytes", 0)}
     return out
-
-
-def _uleb128(v: int) -> bytes:
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 def cold_cli(folder: str, columns: int) -> dict:
@@ -182,7 +164,7 @@ def main() -> int:
         x = s[key]
         return f"{x['median']:9.2f} [{x['min']:.2f}-{x['max']:.2f}]"
 
-    print(f"{'columns':>8} {'form':>8} {'footer B':>12} {'fetched B':>12} {'full decode ms':>30} "
+    print(f"{'columns':>8} {'form':>8} {'footer B':>12} {'full decode ms':>30} "
           f"{'full, eager statistics ms':>30} {'10-col decode ms':>28}")
     for c in columns:
         for form in ("plain", "private", "final"):
@@ -190,7 +172,7 @@ def main() -> int:
             dec = fmt(("thriftDecode", c, None)) + " (parquet-java)" if form == "plain" else fmt(("fullDecode", c, form))
             eager = "" if form == "plain" else fmt(("fullDecodeEager", c, form))
             proj = "" if form == "plain" else fmt(("projectedDecode", c, form))
-            print(f"{c:>8} {form:>8} {z['footer_bytes']:>12,} {z['fetched_bytes']:>12,} {dec:>30} {eager:>30} {proj:>28}")
+            print(f"{c:>8} {form:>8} {z['footer_bytes']:>12,} {dec:>30} {eager:>30} {proj:>28}")
         for op in ("add", "migrateToFinal", "migrateFinalToPlain"):
             print(f"{c:>8} {op:>20}: {fmt((op, c, None))} ms")
     print()
@@ -233,8 +215,6 @@ def main() -> int:
         print(f"ratio={fin['footer_bytes'] / priv['footer_bytes']:.2f} final_vs_private_footer_bytes columns={c} "
               f"({fin['footer_bytes']:,} / {priv['footer_bytes']:,})")
         print(f"ratio={fin['footer_bytes'] / plain['footer_bytes']:.2f} final_vs_plain_thrift_footer_bytes columns={c}")
-        print(f"ratio={fin['fetched_bytes'] / priv['fetched_bytes']:.2f} final_vs_private_bytes_fetched_to_open "
-              f"columns={c} ({fin['fetched_bytes']:,} / {priv['fetched_bytes']:,})")
         for op in ("add", "migrateToFinal", "migrateFinalToPlain"):
             m = s[(op, c, None)]["median"]
             print(f"ratio={m / 2000:.2f} {op}_warm_vs_2s_target columns={c} ({m:.0f} ms, warm JVM (JMH), in memory)")

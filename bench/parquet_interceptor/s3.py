@@ -4,7 +4,7 @@ prints ratio= lines and the GET requests and bytes per file opened, vanilla agai
 The table is the one of bench/parquet_interceptor/run.py (BENCH_COLUMNS int64 columns x
 BENCH_ROW_GROUPS row groups of BENCH_ROWS rows, BENCH_FILES copies; defaults 10,000 x 20 x 5, 50
 files), made locally once, then uploaded through S3A into the bucket of dev/stores/start.sh's S3
-server (S3Proxy): the plain files (no field 32767) for vanilla Spark, the same files given the
+server (versitygw): the plain files (no field 32767) for vanilla Spark, the same files given the
 footer extension for superspark. Both sides run in one SparkSession on the same bucket, interleaved
 rounds after a warm-up round, medians:
 
@@ -113,7 +113,7 @@ def main() -> None:
     spark.conf.unset(READ)
     analytics = any(v for (n, q, m, k), v in counts.items() if k == "analytics" and any(v))
     stream = (STREAM or "the line's default") + (": the analytics stream" if analytics else "")
-    print(f"s3 (S3Proxy, S3A stream {stream}): {run.FILES} files x {run.COLUMNS} columns x {run.ROW_GROUPS} row groups, "
+    print(f"s3 (versitygw, S3A stream {stream}): {run.FILES} files x {run.COLUMNS} columns x {run.ROW_GROUPS} row groups, "
           f"5 columns read, {ROUNDS} rounds, medians; vanilla (off) on the plain files, superspark (on) on the "
           f"extended ones; rows {expected}", flush=True)
     med = statistics.median
