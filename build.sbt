@@ -144,7 +144,9 @@ lazy val root = (project in file("."))
       "-Dio.netty.tryReflectionSetAccessible=true"
     ),
     Test / parallelExecution := false,
-    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    // canceled tests, which sbt's JUnit reports show as passed, in a report of their own (dev/skips.py)
+    Test / testListeners += new CanceledTestsReport(target.value / "test-reports")
   )
 
 // ---- bsup benchmark only: Spark's Avro source (not bundled in pyspark), from Maven Central,
