@@ -771,11 +771,11 @@ def test_server_side_rewrite_on_s3_copies_on_the_store_and_refuses_a_race(spark,
     assert r["status"] == "added" and r["replace"] == "object", r
     new = _object(spark, streamed)
     assert new != a
-    before = (rewrite.serverSideCopies().get(), rewrite.streamedCopies().get())
+    before = (rewrite.serverSideCopies(), rewrite.streamedCopies())
     [r] = footer.add(t)
     assert r["status"] == "added" and r["replace"] == "server-copy", r
     assert _object(spark, t) == new
-    assert (rewrite.serverSideCopies().get(), rewrite.streamedCopies().get()) == (before[0] + 1, before[1])
+    assert (rewrite.serverSideCopies(), rewrite.streamedCopies()) == (before[0] + 1, before[1])
     assert _s3_uploads(spark, base) == []
     # the race, refused
     _put(spark, t, a)
