@@ -388,6 +388,9 @@ private[superspark] object FooterRewrite {
   /** How many object rewrites of this JVM took each path: server-side copy, or streamed through the client. */
   val serverSideCopies = new java.util.concurrent.atomic.AtomicLong
   val streamedCopies = new java.util.concurrent.atomic.AtomicLong
+  /** Bytes the server-side rewrites of this JVM sent as part bodies (the new tails): S3A's IOStatistics do not see
+   *  them (they go through S3A's client, not its streams). */
+  val serverSideBytesSent = new java.util.concurrent.atomic.AtomicLong
 
   private val log = org.slf4j.LoggerFactory.getLogger(getClass.getName.stripSuffix("$"))
 
@@ -430,6 +433,7 @@ private[superspark] object FooterRewrite {
         try {
           S3ServerSideRewrite.rewrite(src, newTail, fs, target, etag, conf, beforeComplete)
           serverSideCopies.incrementAndGet()
+          serverSideBytesSent.addAndGet(newTail.length.toLong)
           log.info(s"$target: footer rewritten server-side (multipart upload, data part copied on the store)")
           return true
         } catch {
