@@ -10,7 +10,9 @@ in the bench's SparkSession JVM, one call) on it: `server` (the default: supersp
 on, the data part copied on the store) and `streamed` (superspark.footer.serverSideCopy=false: the
 object read and written through the client, today's path). A warm-up pair first, on a 6 MiB object
 (class loading, JIT); then BENCH_ROUNDS (3) paired rounds, the order of the pair alternating; medians
-with min-max. The two results are compared byte for byte once (MD5 through S3A).
+with min-max. The two results are compared byte for byte once (MD5 through S3A). Each round also
+times the replacement alone: FooterRewrite.replaceTail of the rewritten object by itself (its tail read
+back, unchanged), i.e. the object's copy without reading the footer and building the new one.
 
 Client bytes, from the S3A file system's IOStatistics with the classic input stream
 (BENCH_S3_STREAM, default `classic`): received = `stream_read_bytes` (bytes the streams returned) +
@@ -135,24 +137,50 @@ def main() -> None:
         d = {k: after[k] - before[k] for k in after}
         received = d["stream_read_bytes"] + d["stream_read_bytes_discarded_in_close"]
         sent = d["object_put_bytes"] + d["server_side_sent"]
-        return target, secs, received, sent, d
+        # the replacement alone (FooterRewrite.replaceTail of the object by itself, its tail unchanged): the
+        # object's copy without reading the footer and building the new one
+        conf.set(SERVER_SIDE, "true" if mode == "server" else "false")
+        opened = rewrite.open(Path(target), conf)
+        try:
+            f = opened.footer()
+            tail = bytearray(footer_tail(target, f.footerOffset()))
+            t0 = time.perf_counter()
+            how = rewrite.replaceTail(opened, tail, jvm.scala.Option.empty(), conf, False).name()
+            replace_secs = time.perf_counter() - t0
+        finally:
+            opened.close()
+            conf.unset(SERVER_SIDE)
+        assert how == want, how
+        return target, secs, received, sent, d, replace_secs
+
+    def footer_tail(target, offset):
+        p = Path(target)
+        n = fs.getFileStatus(p).getLen() - offset
+        stream = fs.open(p)
+        try:
+            stream.seek(offset)
+            return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream, n))
+        finally:
+            stream.close()
 
     before_info = footer.inspect(f"s3a://{bucket}/{fs.pathToKey(masters['big'])}")[0]
     load0 = os.getloadavg()
     for mode in ("server", "streamed"):  # warm-up: class loading and JIT on a 6 MiB object
         run(masters["small"], mode)
     times, received, sent = {"server": [], "streamed": []}, {"server": [], "streamed": []}, {"server": [], "streamed": []}
+    replace_times = {"server": [], "streamed": []}
     md5 = jvm.org.apache.commons.codec.digest.DigestUtils
     for rnd in range(ROUNDS):
         order = ("server", "streamed") if rnd % 2 == 0 else ("streamed", "server")
         results = {}
         for mode in order:
-            target, secs, rx, tx, d = run(masters["big"], mode)
+            target, secs, rx, tx, d, replace_secs = run(masters["big"], mode)
             times[mode].append(secs)
+            replace_times[mode].append(replace_secs)
             received[mode].append(rx)
             sent[mode].append(tx)
             results[mode] = target
-            print(f"round {rnd + 1} {mode}: {secs:.2f} s, received {rx / 1e6:.3f} MB, sent {tx / 1e6:.3f} MB "
+            print(f"round {rnd + 1} {mode}: {secs:.2f} s (the replacement alone {replace_secs:.2f} s), received {rx / 1e6:.3f} MB, sent {tx / 1e6:.3f} MB "
                   f"({', '.join(f'{k}={v}' for k, v in d.items())})", flush=True)
         if rnd == 0:
             digests = {}
@@ -179,13 +207,15 @@ def main() -> None:
           f"{load0[0]:.2f} before, {load1[0]:.2f} after; results identical (MD5)", flush=True)
     for mode in ("server", "streamed"):
         total = [r + s for r, s in zip(received[mode], sent[mode])]
-        print(f"{mode}: time {span(times[mode])} s, received {span(received[mode], 1e6, '{:.3f}')} MB, sent "
+        print(f"{mode}: time {span(times[mode])} s (the replacement alone {span(replace_times[mode])} s), received {span(received[mode], 1e6, '{:.3f}')} MB, sent "
               f"{span(sent[mode], 1e6, '{:.3f}')} MB, client bytes / (old tail + new tail) = "
               f"{span(total, old_tail + new_tail)}", flush=True)
     t_ratio = med(times["streamed"]) / med(times["server"])
     b_ratio = med([r + s for r, s in zip(received["streamed"], sent["streamed"])]) / \
         med([r + s for r, s in zip(received["server"], sent["server"])])
     print(f"time_streamed_over_server: ratio={t_ratio:.2f} (goal >= 10)", flush=True)
+    print(f"replacement_time_streamed_over_server: ratio="
+          f"{med(replace_times['streamed']) / med(replace_times['server']):.2f}", flush=True)
     print(f"client_bytes_streamed_over_server: ratio={b_ratio:.1f}", flush=True)
     print(f"client_bytes_server_over_tails: ratio="
           f"{med([r + s for r, s in zip(received['server'], sent['server'])]) / (old_tail + new_tail):.3f} (goal <= 1.1)",

@@ -438,6 +438,8 @@ private[superspark] object FooterRewrite {
           return true
         } catch {
           case e: S3ServerSideRewrite.Unsupported => Some(s"the store refused the server-side copy (${e.getMessage})")
+          // S3A's classes seen through another class loader than superspark's: nothing was sent
+          case e @ (_: LinkageError | _: ClassCastException) => Some(s"S3A's client is not usable from superspark ($e)")
         }
       }
     streamedCopies.incrementAndGet()

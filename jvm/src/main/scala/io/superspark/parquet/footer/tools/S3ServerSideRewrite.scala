@@ -93,8 +93,9 @@ private[tools] object S3ServerSideRewrite {
       copies.zipWithIndex.foreach { case ((start, until), i) =>
         val req = UploadPartCopyRequest.builder().sourceBucket(srcBucket).sourceKey(srcKey)
           .destinationBucket(bucket).destinationKey(key).uploadId(uploadId).partNumber(i + 1)
-          .copySourceRange(s"bytes=$start-${until - 1}").copySourceIfMatch(readEtag).build()
-        val r = try s3c.uploadPartCopy(req) catch {
+          .copySourceRange(s"bytes=$start-${until - 1}")
+        if (readEtag.nonEmpty) req.copySourceIfMatch(readEtag)
+        val r = try s3c.uploadPartCopy(req.build()) catch {
           case NonFatal(e) if i == 0 && unsupportedStatus(e) => throw new Unsupported(s"UploadPartCopy: ${e.getMessage}", e)
           case NonFatal(e) if refusedStatus(e) => throw new RewriteRefusedException(s"${src.path} changed since it " +
             s"was read (the store refused the part copy: the object's ETag is no longer $readEtag); not rewritten")
