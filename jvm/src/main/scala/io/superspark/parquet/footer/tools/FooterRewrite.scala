@@ -443,7 +443,7 @@ private[superspark] object FooterRewrite {
         }
       }
     streamedCopies.incrementAndGet()
-    why.foreach(w => log.info(s"$target: footer rewritten by streaming the object through the client: $w"))
+    why.foreach(w => log.info(s"$target: footer rewrite streams the object through the client (not server-side: $w)"))
     false
   }
 
