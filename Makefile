@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines test-stores check-azure bench-rewrite fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile bench-every-writer
+.PHONY: shared-notice parquet-rs-check test-lines test-stores check-azure bench-rewrite bench-rewrite-s3 fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile bench-every-writer
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -190,4 +190,11 @@ bench-alp: setup
 # BENCH_REWRITE_SMALL (10000 files), BENCH_REWRITE_LARGE (100), BENCH_REWRITE_RUNS (3).
 bench-rewrite: setup
 	.venv/bin/python bench/footer_rewrite/run.py
+
+# The footer rewrite on S3 (bench/footer_rewrite/s3.py): `add` on a 1 GiB object with a 10,000-column footer in
+# the store suites' S3 server (versitygw, started and stopped around it by dev/stores/run.sh), server-side
+# (UploadPartCopy) against the streamed path (superspark.footer.serverSideCopy=false), 3 paired rounds:
+# time and client bytes (S3A IOStatistics), ratio= lines. BENCH_REWRITE_S3_MIB (1024), BENCH_ROUNDS (3).
+bench-rewrite-s3: setup
+	./dev/stores/run.sh .venv/bin/python bench/footer_rewrite/s3.py
 

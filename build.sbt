@@ -44,6 +44,16 @@ def lineSourceDirs(base: File, kind: String): Seq[File] = {
   (s"spark-$sparkLine" +: shared).map(d => base / "jvm" / "src" / kind / d / "scala")
 }
 
+/**
+ * S3A (hadoop-aws) at each line's Hadoop (its pyspark's hadoop-client-api jar), and the small S3
+ * module of the AWS SDK v2, for the server-side rewrite on `s3a://` only
+ * (io.superspark.parquet.footer.tools.S3ServerSideRewrite, loaded only when the file system is S3A):
+ * provided (compile and test classpaths), never in the jar. Every line compiles against the SDK of
+ * Hadoop 3.5.0 (2.35.4, the one the store suites run S3A with); a method an older SDK lacks at run
+ * time (CompleteMultipartUpload's If-Match before 2.28) is guarded there.
+ */
+lazy val HadoopVersions = Map("4.0" -> "3.4.1", "4.1" -> "3.4.2", "4.2" -> "3.5.0", "4.3" -> "3.5.0")
+lazy val AwsSdkVersion = "2.35.4"
 lazy val sparkJarsDir = taskKey[File]("pyspark's jars/ folder: the provided classpath")
 lazy val deltaJars = taskKey[Unit]("Copy Delta Lake's jars for this Spark line to jvm/target/spark-<line>/delta-jars")
 /**
@@ -89,6 +99,10 @@ lazy val root = (project in file("."))
     libraryDependencies ++= Seq(
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
+    libraryDependencies ++= Seq(
+      ("org.apache.hadoop" % "hadoop-aws" % HadoopVersions(sparkLine) % "provided").intransitive(),
+      ("software.amazon.awssdk" % "s3" % AwsSdkVersion % "provided").excludeAll(
+        ExclusionRule("io.netty"), ExclusionRule("org.slf4j"), ExclusionRule("org.reactivestreams"))),
     // Delta Lake, on the lines it supports: provided (compile and test classpaths, for the
     // Delta table commit in jvm/src/main/delta/ and the Delta suites), copied for the pytest
     // suites (deltaJars); never in the jar. Its own dependencies are Spark's, provided.

@@ -698,3 +698,157 @@ def test_two_writers_on_gs_the_late_one_is_refused_and_the_other_object_stays(sp
     after = files.versionOf(fs.getFileStatus(path))
     print(f"two writers on gs: the other writer's generation {before}, after the refused rewrite {after}")
     assert after == before  # the other writer's object stays
+
+
+# ---- the server-side rewrite on S3 (issue 40, items 1 and 2) ----
+
+def _big_parquet(spark, folder):
+    """One Parquet object whose data part is above S3's 5 MiB part minimum (800,000 uncompressed longs)."""
+    spark.range(0, 800_000, 1, 1).write.option("compression", "none") \
+        .option("parquet.enable.dictionary", "false").parquet(folder)
+    [data] = _bytes(spark, folder).values()
+    assert len(data) > 6 << 20
+    return data
+
+
+def _object(spark, uri):
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    p = jvm.org.apache.hadoop.fs.Path(uri)
+    fs = p.getFileSystem(conf)
+    with contextlib.closing(fs.open(p)) as f:
+        return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(f))
+
+
+def _put(spark, uri, data):
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    p = jvm.org.apache.hadoop.fs.Path(uri)
+    out = p.getFileSystem(conf).create(p, True)
+    out.write(bytearray(data))
+    out.close()
+
+
+def _s3_uploads(spark, uri):
+    """(key, upload id) of the incomplete multipart uploads under `uri`'s key, as S3A itself lists them
+    (S3AFileSystem.listMultipartUploads: not the code under test)."""
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    p = jvm.org.apache.hadoop.fs.Path(uri)
+    fs = p.getFileSystem(conf)
+    return sorted((u.key(), u.uploadId()) for u in fs.listMultipartUploads(fs.pathToKey(p)))
+
+
+@contextlib.contextmanager
+def _hadoop(spark, **settings):
+    conf = spark._jsc.hadoopConfiguration()
+    for k, v in settings.items():
+        conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k in settings:
+            conf.unset(k)
+
+
+def test_server_side_rewrite_on_s3_copies_on_the_store_and_refuses_a_race(spark, stores):
+    """S3 only. `add` on an object whose data part is >= 5 MiB builds the new object on the store (one
+    multipart upload: the data part by UploadPartCopy, the new tail uploaded): `replace` is `server-copy`
+    and the object is byte for byte what today's streamed path (`superspark.footer.serverSideCopy=false`)
+    writes. Then the race: another writer replaces the object after the part copies, before the
+    completion (the test-only setting superspark.footer.test.replaceBeforeComplete): the store refuses
+    the completion (If-Match on the ETag read, 412), the rewrite is `refused`, the other writer's object
+    stays and no incomplete upload is left (S3A's own listing). Without the condition
+    (`superspark.footer.conditionalWrite=false`) the same race overwrites the other writer's object."""
+    rewrite = spark._jvm.io.superspark.parquet.footer.tools.FooterRewrite
+    base = f"s3a://{stores['SUPERSPARK_S3_BUCKET']}/ssc-{uuid.uuid4().hex[:12]}"
+    a = _big_parquet(spark, base + "/src")
+    other = bytearray(a)
+    other[200] ^= 0xFF  # in the first data page: another object, same length and footer
+    other = bytes(other)
+    t, streamed = base + "/t.parquet", base + "/streamed/t.parquet"
+    _put(spark, t, a)
+    _put(spark, streamed, a)
+    with _hadoop(spark, **{"superspark.footer.serverSideCopy": "false"}):
+        [r] = footer.add(streamed)
+    assert r["status"] == "added" and r["replace"] == "object", r
+    new = _object(spark, streamed)
+    assert new != a
+    before = (rewrite.serverSideCopies(), rewrite.streamedCopies())
+    [r] = footer.add(t)
+    assert r["status"] == "added" and r["replace"] == "server-copy", r
+    assert _object(spark, t) == new
+    assert (rewrite.serverSideCopies(), rewrite.streamedCopies()) == (before[0] + 1, before[1])
+    assert _s3_uploads(spark, base) == []
+    # the race, refused
+    _put(spark, t, a)
+    _put(spark, base + "/other.parquet", other)
+    with _hadoop(spark, **{"superspark.footer.test.replaceBeforeComplete": base + "/other.parquet"}):
+        [r] = footer.add(t)
+    assert r["status"] == "refused" and "ETag" in r["message"], r
+    assert _object(spark, t) == other  # the other writer's object stays
+    assert _s3_uploads(spark, base) == []  # the refused upload was aborted
+    # the same race without the completion's condition: the other writer's object is lost
+    _put(spark, t, a)
+    with _hadoop(spark, **{"superspark.footer.test.replaceBeforeComplete": base + "/other.parquet",
+                           "superspark.footer.conditionalWrite": "false"}):
+        [r] = footer.add(t)
+    assert r["status"] == "added" and r["replace"] == "server-copy", r
+    assert _object(spark, t) == new
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed (dev/setup.sh installs it)")
+def test_kill_the_server_side_rewrite_old_or_new_and_every_upload_accounted_for(spark, stores, store_jars, tmp_dir):
+    """S3 only. `add` of one object through the server-side path, SIGKILLed by strace at its first write to
+    the store's socket, at its first part copy's request and at its last write (the completion's request).
+    After each kill the object is byte for
+    byte the old or the new one, and S3A's own listing of the multipart uploads under the folder shows
+    none or the one the killed rewrite started (on the object's key); `uploads --abort-older-than 0s`
+    (the command line) aborts exactly that one, and the listing is then empty. A rerun finishes."""
+    store_dir = f"s3a://{stores['SUPERSPARK_S3_BUCKET']}/kssc-{uuid.uuid4().hex[:12]}"
+    old = _big_parquet(spark, f"{store_dir}/old")
+    [name] = _bytes(spark, f"{store_dir}/old")
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/clean")
+    assert {r["replace"] for r in footer.add(f"{store_dir}/clean")} == {"server-copy"}
+    new = _object(spark, f"{store_dir}/clean/{name}")
+    ports = _store_ports(stores, store_dir)
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
+    trace = os.path.join(tmp_dir, "trace.txt")
+    argv, env = _tool(stores, store_jars, "add", f"{store_dir}/probe",
+                      strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
+    assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    assert _object(spark, f"{store_dir}/probe/{name}") == new
+    points = _aimed_store_writes(trace, ports)
+    first = {}
+    for e in _calls(trace):
+        first.setdefault((e["call"], e["n"]), e)
+    # the first request, the first part copy (the upload exists: PUT ...?partNumber=1&uploadId=...), the last
+    copies = [p for p in points if '"PUT ' in first[p]["line"]]
+    assert len(points) >= 3 and copies, (ports, points)
+    chosen = [points[0], copies[0], points[-1]]
+    seen, reached = collections.Counter(), []
+    for i, (call, n) in enumerate(chosen):
+        d = f"{store_dir}/kill{i}"
+        _copy_folder(spark, f"{store_dir}/old", d)
+        kill_trace = os.path.join(tmp_dir, f"kill{i}.txt")
+        argv, env = _tool(stores, store_jars, "add", d, strace=(STRACE, "-f", "-qq", "-yy", "-o", kill_trace, "-e",
+                                                             f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
+        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        assert p.returncode == -signal.SIGKILL, (call, n, p.returncode)
+        hit = _kill_reached(kill_trace, call, n, ports)
+        reached.append(f"{call}#{n}->:{hit['port']}")
+        got = _object(spark, f"{d}/{name}")
+        assert got in (old, new), (call, n, len(got))
+        seen["old" if got == old else "new"] += 1
+        ups = _s3_uploads(spark, d)
+        key = f"{d.split('/', 3)[3]}/{name}"
+        assert len(ups) <= 1 and all(k == key for k, _ in ups), (call, n, ups)
+        if ups:
+            seen["upload left"] += 1
+            code, out = cli(stores, store_jars, "uploads", "--abort-older-than", "0s", d)
+            assert code == 0 and [(r["status"], r["key"], r["upload_id"]) for r in out] == \
+                [("aborted", k, u) for k, u in ups], out
+            assert _s3_uploads(spark, d) == []
+        [r] = footer.add(d)
+        assert r["status"] in ("added", "unchanged"), r
+        assert _object(spark, f"{d}/{name}") == new
+    print(f"server-side kill test: {len(points)} store writes strace can aim at, every kill reached its point: "
+          f"{reached}; after the kills: {dict(seen)}")
+    assert seen["upload left"] >= 2, seen  # the kills inside the upload left it, and `uploads` found and aborted it

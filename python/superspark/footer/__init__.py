@@ -181,6 +181,15 @@ def roundtrip(*paths: PathArg) -> List[dict]:
     return _call("roundtrip", paths)
 
 
+def uploads(*paths: PathArg, abort_older_than: Optional[str] = None) -> List[dict]:
+    """The incomplete S3 multipart uploads under each ``s3a://bucket/prefix`` (S3's key prefix), one
+    result per upload, oldest first: ``path``, ``status`` (``incomplete``, or ``aborted``), ``key``,
+    ``upload_id``, ``initiated`` and ``age_seconds``. ``abort_older_than`` (``"1h"``: a number and
+    ``s``, ``m``, ``h`` or ``d``) aborts every upload at least that old. A killed server-side footer
+    rewrite can leave one (docs/storage.md). A path not on S3A: ``status`` ``error``."""
+    return _call("uploads", paths, abort_older_than)
+
+
 # ---- tables, as a Spark job ----
 
 def _table_job(spark, path: Union[str, os.PathLike], command: str, to: Optional[str], progress: bool):

@@ -103,6 +103,13 @@ def _print_change(r: dict) -> None:
     print(f"{status} {r['path']}{detail}")
 
 
+def _print_upload(r: dict) -> None:
+    if r["status"] == "error":
+        print(f"error {r['path']}: {r.get('message')}")
+    else:
+        print(f"{r['status']} {r['path']} upload {r['upload_id']} ({r['age_seconds']:,} s old, started {r['initiated']})")
+
+
 def _print_verify(r: dict) -> None:
     reason = r.get("reason") or r.get("message")
     if reason is None and r.get("first_difference") is not None:
@@ -142,6 +149,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--to", required=True, choices=api.FORMS, help="the footer form to write")
     p.add_argument("--output", "-o", help="write here instead of over the file")
     p.add_argument("--unsafe-in-place", action="store_true", help=_UNSAFE_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p = sub.add_parser("uploads", help="list the incomplete S3 multipart uploads under s3a:// prefixes (and abort old ones)")
+    p.add_argument("--abort-older-than", metavar="AGE", help="abort the uploads at least this old: a number and "
+                   "s, m, h or d (e.g. 1h)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("paths", nargs="+", metavar="PATH")
     for name, help_text in [("add-table", "add the extension to a table's files, as a Spark job"),
@@ -184,9 +196,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             # The command line as a user runs it: one call in a new JVM process.
             results = _launcher.run_tool_process(args.command, api._paths(args.paths), getattr(args, "output", None),
                                                  getattr(args, "to", None), getattr(args, "unsafe_in_place", False),
-                                                 hadoop_conf)
+                                                 hadoop_conf, getattr(args, "abort_older_than", None))
         elif args.command in ("add", "strip"):
             results = getattr(api, args.command)(args.paths, output=args.output, unsafe_in_place=args.unsafe_in_place)
+        elif args.command == "uploads":
+            results = api.uploads(*args.paths, abort_older_than=args.abort_older_than)
         elif args.command == "alp-decode":
             results = api.alp_decode(args.paths, output=args.output)
         elif args.command == "migrate":
@@ -200,11 +214,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(json.dumps(results, indent=2))
     else:
         printer = {"inspect": _print_inspect, "verify": _print_verify,
-                   "roundtrip": _print_verify}.get(args.command, _print_change)
+                   "roundtrip": _print_verify, "uploads": _print_upload}.get(args.command, _print_change)
         for r in results:
             printer(r)
         if not results:
-            print("no Parquet files found", file=sys.stderr)
+            print("no incomplete uploads" if args.command == "uploads" else "no Parquet files found", file=sys.stderr)
     return _exit_code(args.command, results)
 
 

@@ -258,7 +258,7 @@ def _launch_tool_jvm():
 
 def run_tool_process(command: str, paths: List[str], output: Optional[str] = None,
                      to: Optional[str] = None, unsafe_in_place: bool = False,
-                     hadoop_conf: Sequence[str] = ()) -> List[dict]:
+                     hadoop_conf: Sequence[str] = (), abort_older_than: Optional[str] = None) -> List[dict]:
     """One command in a new JVM that runs FooterTool's ``main`` and exits (the command line
     without a SparkSession): no py4j gateway, C1 only (one call on a few files: quick
     compilation beats peak speed), and class data sharing: the first run writes the archive
@@ -272,6 +272,7 @@ def run_tool_process(command: str, paths: List[str], output: Optional[str] = Non
     cds, tmp = _class_data_options(archive, create=True)
     args = [command, *(["--output", output] if output is not None else []), *(["--to", to] if to else []),
             *(["--unsafe-in-place"] if unsafe_in_place else []),
+            *(["--abort-older-than", abort_older_than] if abort_older_than is not None else []),
             *[a for kv in hadoop_conf for a in ("-D", kv)], *paths]
     debug = os.environ.get("SUPERSPARK_FOOTER_DEBUG")
     try:

@@ -42,6 +42,10 @@ private[superspark] object FooterRewrite {
    *  the target deleted, the `.ready` file renamed to the target; a run killed in between leaves the `.ready`
    *  file, which the next walk of the directory renames into place ([[recoverReady]]). */
   case object DeleteThenRename extends Replace("delete-rename")
+  /** `s3a://` with a data part of at least 5 MiB: one multipart upload to the target's key, the data part copied
+   *  on the store (`UploadPartCopy`), the new tail uploaded; completed only while the object is unchanged
+   *  ([[S3ServerSideRewrite]]). A failed or refused upload is aborted and the old object stays. */
+  case object ServerSideCopy extends Replace("server-copy")
   /** The opt-in fast path: the changed bytes written into the file, then truncated. Not crash-safe. */
   case object InPlace extends Replace("in-place")
 
@@ -211,6 +215,7 @@ private[superspark] object FooterRewrite {
       case (Some(localTarget), _) => replaceLocal(src, newTail, fs, target, localTarget, output.isEmpty, how)
       case (None, ObjectOverwrite) =>
         val etag = if (output.isEmpty && conf.getBoolean(ConditionalKey, true)) src.snapshot.etag else ""
+        if (serverSide(src, newTail, fs, target, etag, conf)) return ServerSideCopy
         val out = createObject(fs, target, etag)
         try {
           copyAndAppend(src, newTail, out)
@@ -372,6 +377,74 @@ private[superspark] object FooterRewrite {
     if (!fs.rename(tmp, ready)) throw new IOException(s"cannot rename $tmp to $ready")
     if (fs.exists(target) && !fs.delete(target, false)) throw new IOException(s"cannot delete $target")
     if (!fs.rename(ready, target)) throw new IOException(s"cannot rename $ready to $target (the new file stays there)")
+  }
+
+  /** Hadoop configuration key: rewrite `s3a://` objects on the store ([[ServerSideCopy]]) when possible (default true). */
+  val ServerSideCopyKey = "superspark.footer.serverSideCopy"
+  /** Tests only: an object whose bytes another writer (this process) puts over the target after the part copies,
+   *  right before the server-side rewrite's CompleteMultipartUpload (the two-writers race, made deterministic). */
+  private[superspark] val TestReplaceBeforeCompleteKey = "superspark.footer.test.replaceBeforeComplete"
+
+  /** How many object rewrites of this JVM took each path: server-side copy, or streamed through the client. */
+  val serverSideCopies = new java.util.concurrent.atomic.AtomicLong
+  val streamedCopies = new java.util.concurrent.atomic.AtomicLong
+  /** Bytes the server-side rewrites of this JVM sent as part bodies (the new tails): S3A's IOStatistics do not see
+   *  them (they go through S3A's client, not its streams). */
+  val serverSideBytesSent = new java.util.concurrent.atomic.AtomicLong
+
+  private val log = org.slf4j.LoggerFactory.getLogger(getClass.getName.stripSuffix("$"))
+
+  private val S3AClass = "org.apache.hadoop.fs.s3a.S3AFileSystem"
+
+  /** Are `fs` an S3A file system and S3A's and the AWS SDK's classes loadable here (hadoop-aws is never in our jar)? */
+  private[tools] def isS3A(fs: FileSystem): Boolean =
+    Iterator.iterate[Class[_]](fs.getClass)(_.getSuperclass).takeWhile(_ != null).exists(_.getName == S3AClass) &&
+      s3aLoadable
+
+  private lazy val s3aLoadable: Boolean = try {
+    val loader = getClass.getClassLoader
+    Class.forName(S3AClass, false, loader)
+    Class.forName("software.amazon.awssdk.services.s3.S3Client", false, loader)
+    Class.forName("org.apache.hadoop.fs.s3a.S3AInternals", false, loader)
+    true
+  } catch { case _: ClassNotFoundException | _: LinkageError => false }
+
+  /**
+   * The server-side rewrite when it applies (`s3a://` source and target on one file system, a data part of at
+   * least 5 MiB, [[ServerSideCopyKey]] on, no S3A encryption setting): true when done. False when today's
+   * streamed path is to be taken (also when the store refuses the calls: nothing was changed); one INFO line
+   * says which path the object took and why. A refusal (412) is thrown as [[RewriteRefusedException]].
+   */
+  private def serverSide(src: Opened, newTail: Array[Byte], fs: FileSystem, target: Path, etag: String,
+      conf: Configuration): Boolean = {
+    val why: Option[String] =
+      if (!isS3A(fs)) None // not S3: no line (the streamed path is the only one)
+      else if (!conf.getBoolean(ServerSideCopyKey, true)) Some(s"$ServerSideCopyKey=false")
+      else if (src.fs.getUri != fs.getUri || !isS3A(src.fs)) Some("the source is on another file system or bucket")
+      else if (src.footer.footerOffset < S3ServerSideRewrite.MinPart)
+        Some(s"its data part (${src.footer.footerOffset} bytes) is below S3's 5 MiB part minimum")
+      else if (Option(conf.getTrimmed("fs.s3a.encryption.algorithm")).exists(_.nonEmpty))
+        Some("fs.s3a.encryption.algorithm is set (the server-side copy does not send encryption settings)")
+      else {
+        val replacement = Option(conf.getTrimmed(TestReplaceBeforeCompleteKey)).filter(_.nonEmpty)
+        val beforeComplete = () => replacement.foreach { other =>
+          org.apache.hadoop.fs.FileUtil.copy(fs, new Path(other), fs, target, false, true, conf)
+        }
+        try {
+          S3ServerSideRewrite.rewrite(src, newTail, fs, target, etag, conf, beforeComplete)
+          serverSideCopies.incrementAndGet()
+          serverSideBytesSent.addAndGet(newTail.length.toLong)
+          log.info(s"$target: footer rewritten server-side (multipart upload, data part copied on the store)")
+          return true
+        } catch {
+          case e: S3ServerSideRewrite.Unsupported => Some(s"the store refused the server-side copy (${e.getMessage})")
+          // S3A's classes seen through another class loader than superspark's: nothing was sent
+          case e @ (_: LinkageError | _: ClassCastException) => Some(s"S3A's client is not usable from superspark ($e)")
+        }
+      }
+    streamedCopies.incrementAndGet()
+    why.foreach(w => log.info(s"$target: footer rewrite streams the object through the client (not server-side: $w)"))
+    false
   }
 
   /** Hadoop configuration key: send an object store's rewrite as a conditional write on the ETag read (default true). */

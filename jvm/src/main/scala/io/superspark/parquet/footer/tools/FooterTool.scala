@@ -55,6 +55,11 @@ private[superspark] object FooterTool {
   def alpDecode(paths: JList[String], output: String, settings: ToolSettings): String =
     rewrite(AlpDecodeCommand, paths, output, settings)
 
+  /** `uploads`: the incomplete multipart uploads under each `s3a://` prefix; `abortOlderThan` (null: none, else
+   *  e.g. `1h`) aborts those at least that old ([[UploadsCommand]]). */
+  def uploads(paths: JList[String], abortOlderThan: String, settings: ToolSettings): String =
+    ToolJson.write(UploadsCommand.run(paths.asScala.toSeq, Option(abortOlderThan).map(UploadsCommand.parseAge), settings))
+
   private def read(command: ReadCommand, paths: JList[String], settings: ToolSettings): String =
     ToolJson.write(command.run(paths.asScala.toSeq, settings))
 
@@ -64,18 +69,20 @@ private[superspark] object FooterTool {
   private val ReadCommands: Map[String, ReadCommand] =
     Map("inspect" -> InspectCommand, "verify" -> VerifyCommand, "roundtrip" -> RoundtripCommand)
 
-  private val Usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate|alp-decode [-D key=value]... [--output OUT] " +
-    "[--to FORM] [--unsafe-in-place] PATH..."
+  private val Usage = "usage: FooterTool inspect|verify|roundtrip|add|strip|migrate|alp-decode|uploads [-D key=value]... " +
+    "[--output OUT] [--to FORM] [--unsafe-in-place] [--abort-older-than AGE] PATH..."
 
   /** The command line after its command: options and paths in any order. */
   private[tools] final case class Arguments(paths: Vector[String] = Vector.empty, output: String = null,
-      to: String = null, inPlace: Boolean = false, settings: ToolSettings = ToolSettings.Default)
+      to: String = null, inPlace: Boolean = false, settings: ToolSettings = ToolSettings.Default,
+      abortOlderThan: String = null)
 
   /** `args` after the command; an option without its value, or `-D` without `key=value`, is a path. */
   @tailrec private[tools] def parse(args: List[String], parsed: Arguments = Arguments()): Arguments = args match {
     case "--output" :: out :: rest => parse(rest, parsed.copy(output = out))
     case "--to" :: form :: rest => parse(rest, parsed.copy(to = form))
     case "--unsafe-in-place" :: rest => parse(rest, parsed.copy(inPlace = true))
+    case "--abort-older-than" :: age :: rest => parse(rest, parsed.copy(abortOlderThan = age))
     case "-D" :: kv :: rest if kv.contains("=") => parse(rest, parsed.copy(settings = parsed.settings.set(kv)))
     case d :: rest if d.startsWith("-D") && d.contains("=") => parse(rest, parsed.copy(settings = parsed.settings.set(d.substring(2))))
     case path :: rest => parse(rest, parsed.copy(paths = parsed.paths :+ path))
@@ -99,6 +106,11 @@ private[superspark] object FooterTool {
       case c if ReadCommands.contains(c) => ReadCommands(c).run(a.paths, a.settings)
       case "add" | "strip" | "migrate" => RewriteCommand.named(command, a.to, a.inPlace).run(a.paths, a.output, a.settings)
       case "alp-decode" => AlpDecodeCommand.run(a.paths, a.output, a.settings)
+      case "uploads" =>
+        val age = try Option(a.abortOlderThan).map(UploadsCommand.parseAge) catch {
+          case e: IllegalArgumentException => System.err.println(e.getMessage); sys.exit(64)
+        }
+        UploadsCommand.run(a.paths, age, a.settings)
       case _ => System.err.println(s"unknown command $command; $Usage"); sys.exit(64)
     }
     System.out.println(ToolJson.write(results))

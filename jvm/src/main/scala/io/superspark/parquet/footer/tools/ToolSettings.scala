@@ -11,7 +11,8 @@ import org.apache.hadoop.conf.Configuration
  * `core-site.xml` on the class path (`HADOOP_CONF_DIR`, which the command line puts there).
  * `hadoop` holds the settings given as Hadoop's own tools take them (`-D key=value`), over the
  * base; they carry the tools' own keys too (`superspark.footer.replace`,
- * `superspark.footer.staleTempSeconds`, `superspark.footer.conditionalWrite`: [[FooterRewrite]]).
+ * `superspark.footer.staleTempSeconds`, `superspark.footer.conditionalWrite`, `superspark.footer.serverSideCopy`:
+ * [[FooterRewrite]]).
  * Immutable: each call makes its own, and [[conf]] gives each command a configuration of its own.
  */
 private[superspark] final class ToolSettings private (val base: Option[Configuration], val hadoop: Map[String, String]) {
