@@ -8,14 +8,16 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FooterTestFiles, UnrepresentableFooterException}
+import io.superspark.parquet.footer.{fbs => fb}
 import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
 import io.superspark.parquet.footer.tools.FooterWalk
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
+import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFormatReason, UnrebuildableFooterException}
 
 /**
- * The Thrift-compact -> FlatBuffer transcoder (`add`'s and `migrate`'s fast path) against the
- * converter over parquet-java's Thrift objects, on parquet-testing's files and on files of
- * every type; its errors on malformed bytes; and `add` through it.
+ * The Thrift-compact -> FlatBuffer transcoder (`add`'s and `migrate`'s fast path) on the footer
+ * bytes against the same transcoder on parquet-java's reading of them (`convertParsed`: parsed,
+ * written back by parquet-java's writer, the dropped fields put back), on parquet-testing's
+ * files and on files of every type; its errors on malformed bytes; and `add` through it.
  */
 class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
 
@@ -31,7 +33,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
   private def parse(thrift: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(
     new java.io.ByteArrayInputStream(thrift))
 
-  /** The converter over parquet-java's objects, with the fields parquet-java drops read back (today's `add`). */
+  /** The path over parquet-java's objects, with the fields parquet-java drops read back (`add`'s fallback). */
   private def viaParquetJava(thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) =
     FooterFiles.convertAndRebuild(parse(thrift), thrift)
 
@@ -82,10 +84,31 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     files.foreach(f => assert(compare(f.toString, plainThrift(f).get) == "same"))
   }
 
-  test("the v1 extension slot: entries written as the converter writes them") {
+  test("the v1 extension slot: the same entries from the bytes and from parquet-java's objects") {
     val thrift = plainThrift(files.last).get
-    val ext = Seq(ThriftToFlatBuffer.FooterExtension(java.util.UUID.randomUUID(), Array[Byte](1, 2, 3)))
-    assert(ThriftCompactToFlatBuffer.convert(thrift, ext).sameElements(ThriftToFlatBuffer.convert(parse(thrift), ext)))
+    val ext = Seq(FlatBufferBuild.FooterExtension(java.util.UUID.randomUUID(), Array[Byte](1, 2, 3)))
+    val fb = ThriftCompactToFlatBuffer.convert(thrift, ext)
+    assert(fb.sameElements(ThriftCompactToFlatBuffer.convertParsed(parse(thrift), ext)))
+    val root = FlatBufferDecoder.root(ByteBuffer.wrap(fb))
+    assert(root.extensionsLength == 1 && root.extensions(0).dataLength == 3)
+  }
+
+  test("parquet-java's objects: column orders it reads as an empty union come from the extras") {
+    val thrift = plainThrift(files.last).get
+    val tmd = parse(thrift)
+    assume(tmd.getColumn_orders != null && tmd.getColumn_orders.size >= 2)
+    tmd.getColumn_orders.set(0, new org.apache.parquet.format.ColumnOrder())
+    tmd.getColumn_orders.set(1, new org.apache.parquet.format.ColumnOrder())
+    val ids = IndexedSeq.fill(tmd.getColumn_orders.size)(ThriftExtras.TypeOrderId).updated(1, ThriftExtras.Ieee754TotalOrderId)
+    val withStats = tmd.getRow_groups.get(0).getColumns.stream.map(_.getMeta_data.isSetStatistics).toList.indexOf(true)
+    assert(withStats >= 0)
+    val extras = ThriftExtras(Map((0, withStats) -> 7L), ids)
+    val root = FlatBufferDecoder.root(ByteBuffer.wrap(ThriftCompactToFlatBuffer.convertParsed(tmd, Nil, extras)))
+    val leaves = (1 until root.schemaLength).map(root.schema(_)).filter(_.hasType)
+    assert(leaves(0).columnOrderType == fb.ColumnOrder.UndefinedOrder)
+    assert(leaves(1).columnOrderType == fb.ColumnOrder.IEEE754TotalOrder)
+    assert(leaves(2).columnOrderType == fb.ColumnOrder.TypeDefinedOrder)
+    assert(root.rowGroups(0).columns(withStats).metaData.statistics.nanCount == 7L)
   }
 
   private def malformed(bytes: Array[Byte]): ThriftFormatReason =
