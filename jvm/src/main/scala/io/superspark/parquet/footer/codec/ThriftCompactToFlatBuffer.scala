@@ -98,7 +98,6 @@ private[superspark] object ThriftCompactToFlatBuffer {
   /** A row group's num_rows differs from the first chunk's num_values taken for it. */
   private[footer] final class RowCountGuessWrong extends RuntimeException(null, null, false, false)
 
-  /** An enum value parquet-java knows (it reads others as null, which the converters refuse). */
   /**
    * parquet-format's EdgeInterpolationAlgorithm values (SPHERICAL, VINCENTY, THOMAS, ANDOYER,
    * KARNEY), listed here: the transcoder works on the bytes, on every line, and parquet-format
@@ -106,6 +105,7 @@ private[superspark] object ThriftCompactToFlatBuffer {
    */
   private val edgeInterpolationAlgorithm: Int => AnyRef = v => if (v >= 0 && v <= 4) Integer.valueOf(v) else null
 
+  /** An enum value parquet-java knows (it reads others as null). */
   private def known(v: Int, what: String, find: Int => AnyRef): Byte =
     if (find(v) == null) refuse(s"unknown $what value $v") else v.toByte
 }
@@ -150,7 +150,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
 
   /**
    * The bytes of a Thrift string, refused unless valid UTF-8: parquet-java reads invalid bytes
-   * as U+FFFD, which the FlatBuffer could not give back (the converter's path decides then).
+   * as U+FFFD, which the FlatBuffer could not give back (parquet-java's path, [[ThriftCompactToFlatBuffer.convertParsed]], decides then).
    */
   private def utf8(from: Int, until: Int): ByteBuffer = {
     var i = from

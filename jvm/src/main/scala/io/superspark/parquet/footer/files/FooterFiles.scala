@@ -237,7 +237,7 @@ private[superspark] object FooterFiles {
    * The fast path: the FlatBuffer transcoded from the Thrift bytes ([[ThriftCompactToFlatBuffer]]),
    * kept only when the Thrift rebuilt from it is `thrift`, byte for byte (then it carries all of
    * it). None when the bytes differ or the transcoder refused or failed: the caller then takes
-   * parquet-java's path, which decides (and words the refusals) as before. A footer of
+   * parquet-java's path, which decides and words the refusals. A footer of
    * [[ParallelRebuildMinBytes]] or more is rebuilt and compared on `threads` threads.
    */
   private def transcodedExactly(thrift: Array[Byte], extensions: Seq[FlatBufferBuild.FooterExtension],
