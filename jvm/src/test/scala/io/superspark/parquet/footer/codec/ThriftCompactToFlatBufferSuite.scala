@@ -46,29 +46,29 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
   private def plainThrift(f: Path): Option[Array[Byte]] =
     try Some(FooterFiles.thriftFooter(FooterFiles.readFooter(f))) catch { case _: ParquetFooterException => None }
 
-  /** Compares the transcoder with the converter on one footer; the outcome's name. */
+  /** Compares the transcoder on the bytes with the object path on one footer; the outcome's name. */
   private def compare(name: String, thrift: Array[Byte]): String = {
     val old = try Right(viaParquetJava(thrift)) catch { case e: Exception => Left(e) }
     (old, transcode(thrift)) match {
       case (Right((fb, Right(rebuilt))), Right(ours)) if java.util.Arrays.equals(rebuilt, thrift) =>
-        assert(ours.sameElements(fb), s"$name: the transcoder's FlatBuffer differs from the converter's")
+        assert(ours.sameElements(fb), s"$name: the transcoder's FlatBuffer differs from the object path's")
         "same"
       case (Right((_, Right(rebuilt))), _) if java.util.Arrays.equals(rebuilt, thrift) =>
-        fail(s"$name: the converter's FlatBuffer rebuilds exactly but the transcoder failed: ${transcode(thrift)}")
-      case (Left(_), Right(_)) => fail(s"$name: the converter refused but the transcoder did not")
+        fail(s"$name: the object path's FlatBuffer rebuilds exactly but the transcoder failed: ${transcode(thrift)}")
+      case (Left(_), Right(_)) => fail(s"$name: the object path refused but the transcoder did not")
       case (Left(_), Left(_)) => "both refused"
       case (Right(_), Right(ours)) =>
-        // Not canonical: add falls back to the converter; the transcoder's result must not rebuild exactly.
+        // Not canonical: add falls back to the object path; the transcoder's result must not rebuild exactly.
         val exact = try java.util.Arrays.equals(FlatBufferToThrift.rebuild(ours), thrift) catch {
           case _: UnrebuildableFooterException => false
         }
-        assert(!exact, s"$name: the transcoder rebuilds exactly where the converter does not")
+        assert(!exact, s"$name: the transcoder rebuilds exactly where the object path does not")
         "neither exact"
-      case (Right(_), Left(_)) => "transcoder refused, converter not exact"
+      case (Right(_), Left(_)) => "transcoder refused, object path not exact"
     }
   }
 
-  test("parquet-testing corpus: the same FlatBuffer bytes as the converter wherever it rebuilds exactly") {
+  test("parquet-testing corpus: the same FlatBuffer bytes from the bytes and from parquet-java's objects wherever they rebuild exactly") {
     assume(corpus.isDefined, "parquet-testing corpus not found")
     val outcomes = FooterWalk.localFiles(Seq(corpus.get.toString)).flatMap { case (f, _) =>
       plainThrift(f).map(t => f.getFileName.toString -> compare(f.toString, t))
@@ -150,7 +150,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     assert(new MalformedThriftFooterException(ThriftFormatReason.BadType(7, 14)).getMessage.contains("offset 7"))
   }
 
-  test("refusals as the converter words them: encryption, a path that differs from the schema") {
+  test("refusals: encryption, a path that differs from the schema") {
     val t = parse(plainThrift(files.last).get)
     t.setEncryption_algorithm(org.apache.parquet.format.EncryptionAlgorithm.AES_GCM_V1(
       new org.apache.parquet.format.AesGcmV1()))
@@ -161,20 +161,20 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convert(Util.write(p))).reason.contains("path"))
   }
 
-  test("unknown Thrift fields are dropped, so the rebuild differs and add takes the converter's path") {
+  test("unknown Thrift fields are dropped, so the rebuild differs and add takes parquet-java's path") {
     val thrift = plainThrift(files.last).get
     // FileMetaData field 20 (i32 7) before the stop byte: a field neither parquet-java nor the FlatBuffer knows.
     val extra = thrift.dropRight(1) ++ Array[Byte](0x05, 0x28, 0x0E, 0x00)
     val ours = ThriftCompactToFlatBuffer.convert(extra)
     assert(ours.sameElements(ThriftCompactToFlatBuffer.convert(thrift)))
     assert(!FlatBufferToThrift.rebuild(ours).sameElements(extra))
-    // add still writes an extension (as before: parquet-java's reading is the same, field by field)
+    // add still writes an extension: parquet-java's reading is the same, field by field
     val tail = FooterFiles.extendedTail("x", extra)
     val located = FooterLayout.locate(tail.dropRight(8))
     assert(located.isInstanceOf[FooterLayout.Present])
   }
 
-  test("add and migrate take the transcoder and give the converter's bytes") {
+  test("add and migrate take the transcoder and give the object path's bytes") {
     files.foreach { f =>
       val thrift = plainThrift(f).get
       val expected = FooterLayout.appendExtension(thrift, viaParquetJava(thrift)._1)
