@@ -14,19 +14,19 @@ import io.superspark.parquet.thrift.{ThriftFormatReason => R}
 
 /**
  * Thrift compact `FileMetaData` bytes -> the FlatBuffer of parquet3.fbs, in one pass over the
- * bytes ([[ThriftCompactReader]]): the one Thrift -> FlatBuffer encoder. The table builders it
- * shares with nothing else live in [[FlatBufferBuild]]. Small vectors that repeat across column
- * chunks (encodings, page encoding stats, level histograms, file paths) are written once and
- * shared, keyed by their Thrift bytes. It refuses, with [[UnrepresentableFooterException]],
- * whatever the FlatBuffer cannot carry faithfully: encryption, unknown enum values or logical
- * types, and schemas or column chunks that contradict each other (those a Thrift reader would
- * reject too). It reads the fields parquet-java 1.17 drops but the FlatBuffer keeps
- * (`Statistics.nan_count`, the IEEE 754 total column order) directly. Fields the FlatBuffer
- * does not know are skipped, as parquet-java's reader skips them; the caller detects the loss,
- * since the Thrift rebuilt from the FlatBuffer then differs from the original bytes
- * (`FooterFiles.buildFlatBuffer`). Malformed bytes raise [[MalformedThriftFooterException]]
- * with the offset. [[ThriftCompactToFlatBuffer.convertParsed]] takes a footer parsed by
- * parquet-java instead. Pure codec, no I/O.
+ * bytes ([[ThriftCompactReader]]): the one Thrift -> FlatBuffer encoder. The tables it builds
+ * from values already read (extension slot, `Statistics`, root) are in [[FlatBufferBuild]].
+ * Small vectors that repeat across column chunks (encodings, page encoding stats, level
+ * histograms, file paths) are written once and shared, keyed by their Thrift bytes. It
+ * refuses, with [[UnrepresentableFooterException]], whatever the FlatBuffer cannot carry
+ * faithfully: encryption, unknown enum values or logical types, and schemas or column chunks
+ * that contradict each other (those a Thrift reader would reject too). It reads the fields
+ * parquet-java 1.17 drops but the FlatBuffer keeps (`Statistics.nan_count`, the IEEE 754 total
+ * column order) directly. Fields the FlatBuffer does not know are skipped, as parquet-java's
+ * reader skips them; the caller detects the loss, since the Thrift rebuilt from the FlatBuffer
+ * then differs from the original bytes (`FooterFiles.buildFlatBuffer`). Malformed bytes raise
+ * [[MalformedThriftFooterException]] with the offset. [[ThriftCompactToFlatBuffer.convertParsed]]
+ * takes a footer parsed by parquet-java instead. Pure codec, no I/O.
  */
 private[superspark] object ThriftCompactToFlatBuffer {
 
@@ -150,7 +150,8 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
 
   /**
    * The bytes of a Thrift string, refused unless valid UTF-8: parquet-java reads invalid bytes
-   * as U+FFFD, which the FlatBuffer could not give back (parquet-java's path, [[ThriftCompactToFlatBuffer.convertParsed]], decides then).
+   * as U+FFFD, which the FlatBuffer could not give back (parquet-java's path,
+   * [[ThriftCompactToFlatBuffer.convertParsed]], decides then).
    */
   private def utf8(from: Int, until: Int): ByteBuffer = {
     var i = from
