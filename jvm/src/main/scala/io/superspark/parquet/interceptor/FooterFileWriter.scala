@@ -14,7 +14,7 @@ import org.apache.spark.internal.Logging
 import io.superspark.parquet.alp.{AlpChoice, AlpChunkWriter, AlpExtension, AlpFooter, AlpForm, ParquetPageCompression}
 import io.superspark.parquet.alp.spark.{AlpWriteMetrics, AlpWriteSupport}
 import io.superspark.parquet.footer.files.FooterFiles
-import io.superspark.parquet.footer.codec.{FooterForm, FooterLayout, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.codec.{FlatBufferBuild, FooterForm, FooterLayout}
 import io.superspark.parquet.footer.UnrepresentableFooterException
 
 /**
@@ -180,7 +180,7 @@ private[superspark] object TailHoldingStream extends Logging {
     }
     // the ALP forms' column extensions, copied into the FlatBuffer's extension slot (docs/alp.md)
     val extensions = if (patch.isEmpty) Nil
-      else AlpFooter.slotData(thrift).map(ThriftToFlatBuffer.FooterExtension(AlpExtension.Uuid, _)).toSeq
+      else AlpFooter.slotData(thrift).map(FlatBufferBuild.FooterExtension(AlpExtension.Uuid, _)).toSeq
     try replaced(FooterFiles.tailFor(path, thrift, form, extensions)) catch {
       case e: UnrepresentableFooterException =>
         logWarning(s"$path: written as a plain Parquet file, not in the $form footer form: ${e.reason}")

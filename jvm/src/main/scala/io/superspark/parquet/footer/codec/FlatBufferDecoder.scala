@@ -162,7 +162,7 @@ private[superspark] object FlatBufferDecoder {
 
   /** Per-leaf facts decided once per file, not once per column chunk. */
   private[footer] final class Leaf(val path: ColumnPath, val primitive: PrimitiveType, useSignedStringMinMax: Boolean) {
-    val width: Int = ThriftToFlatBuffer.fixedWidth(primitive.getPrimitiveTypeName match {
+    val width: Int = FlatBufferBuild.fixedWidth(primitive.getPrimitiveTypeName match {
       case PrimitiveTypeName.BOOLEAN => fb.Type.BOOLEAN
       case PrimitiveTypeName.INT32 => fb.Type.INT32
       case PrimitiveTypeName.INT64 => fb.Type.INT64

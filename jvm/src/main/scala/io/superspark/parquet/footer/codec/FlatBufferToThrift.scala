@@ -13,7 +13,7 @@ import io.superspark.parquet.thrift.{ThriftCompactWriter, ThriftForParquetJava, 
 
 /**
  * FlatBuffer footer -> Thrift compact `FileMetaData` bytes: the inverse of
- * [[ThriftToFlatBuffer]]. Pure codec, no I/O.
+ * [[ThriftCompactToFlatBuffer]]. Pure codec, no I/O.
  *
  * Every Thrift field is written exactly when the FlatBuffer says it was set: optional scalars
  * by their presence, vectors and tables by theirs; the fields the FlatBuffer derives are
@@ -177,7 +177,7 @@ private final class FlatBufferToThrift(md: fb.FileMetaData, sizeHint: Int) {
       if (write) schemaElement(e)
       i += 1
     }
-    // Leaf paths, walking the tree as ThriftToFlatBuffer did.
+    // Leaf paths, walking the tree as ThriftCompactToFlatBuffer does.
     val types = Array.tabulate(n)(i => { md.schema(e, i); if (e.hasType) e.`type`.toInt else -1 })
     val path = scala.collection.mutable.ArrayBuffer.empty[String]
     var next = 1
@@ -365,7 +365,7 @@ private final class FlatBufferToThrift(md: fb.FileMetaData, sizeHint: Int) {
   private def columnMetaData(m: fb.ColumnMetadata, rowGroupRows: Long, j: Int): Unit = {
     val pos = FbAccess.pos(m)
     w.i32Field(1, leafTypes(j))
-    // encodings: required in Thrift, always written by ThriftToFlatBuffer (empty when absent)
+    // encodings: required in Thrift, always written by ThriftCompactToFlatBuffer (empty when absent)
     w.fieldHeader(List, 2)
     val enc = FbAccess.vector(bb, pos, 22)
     if (enc < 0) w.listHeader(I32, 0)

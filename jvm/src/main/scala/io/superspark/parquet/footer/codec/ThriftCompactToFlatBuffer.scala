@@ -1,41 +1,103 @@
 package io.superspark.parquet.footer.codec
 
+import java.io.{ByteArrayOutputStream, IOException}
 import java.nio.ByteBuffer
 
 import com.google.flatbuffers.FlatBufferBuilder
-import org.apache.parquet.format.{CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, PageType, Type}
+import org.apache.parquet.format.{ColumnOrder, CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, FileMetaData => TFileMetaData, PageType, Type, TypeDefinedOrder, Util}
 
-import io.superspark.parquet.thrift.ThriftCompactWriter
+import io.superspark.parquet.footer.{fbs => fb}
+import io.superspark.parquet.footer.codec.FlatBufferBuild.{FooterExtension, StatisticsFields, refuse}
+import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter, ThriftExtras}
 import io.superspark.parquet.thrift.{ThriftCompactWriter => T} // compact type ids
 import io.superspark.parquet.thrift.{ThriftFormatReason => R}
-import io.superspark.parquet.footer.{fbs => fb}
-import io.superspark.parquet.footer.codec.ThriftToFlatBuffer.{FooterExtension, StatisticsFields, refuse}
-import io.superspark.parquet.thrift.ThriftCompactReader
-import io.superspark.parquet.thrift.{ThriftCompactReader, ThriftCompactWriter}
 
 /**
  * Thrift compact `FileMetaData` bytes -> the FlatBuffer of parquet3.fbs, in one pass over the
- * bytes ([[ThriftCompactReader]]) without parquet-java's Thrift objects: the fast path of
- * `add` and `migrate`. It writes what [[ThriftToFlatBuffer]] writes for the same footer (the
- * same tables, shared vectors and order, so the same bytes for canonical footers), refuses what
- * it refuses ([[UnrepresentableFooterException]]) and reads the fields parquet-java 1.17 drops
- * but the FlatBuffer keeps (`Statistics.nan_count`, the IEEE 754 total column order) directly.
- * Fields the FlatBuffer does not know are skipped, as parquet-java's reader skips them; the
- * caller detects the loss, since the Thrift rebuilt from the FlatBuffer then differs from the
- * original bytes (`FooterFiles.buildFlatBuffer`). Malformed bytes raise
- * [[MalformedThriftFooterException]] with the offset. Pure codec, no I/O.
+ * bytes ([[ThriftCompactReader]]): the one Thrift -> FlatBuffer encoder. The tables it builds
+ * from values already read (extension slot, `Statistics`, root) are in [[FlatBufferBuild]].
+ * Small vectors that repeat across column chunks (encodings, page encoding stats, level
+ * histograms, file paths) are written once and shared, keyed by their Thrift bytes. It
+ * refuses, with [[UnrepresentableFooterException]], whatever the FlatBuffer cannot carry
+ * faithfully: encryption, unknown enum values or logical types, and schemas or column chunks
+ * that contradict each other (those a Thrift reader would reject too). It reads the fields
+ * parquet-java 1.17 drops but the FlatBuffer keeps (`Statistics.nan_count`, the IEEE 754 total
+ * column order) directly. Fields the FlatBuffer does not know are skipped, as parquet-java's
+ * reader skips them; the caller detects the loss, since the Thrift rebuilt from the FlatBuffer
+ * then differs from the original bytes (`FooterFiles.buildFlatBuffer`). Malformed bytes raise
+ * [[MalformedThriftFooterException]] with the offset. [[ThriftCompactToFlatBuffer.convertParsed]]
+ * takes a footer parsed by parquet-java instead. Pure codec, no I/O.
  */
 private[superspark] object ThriftCompactToFlatBuffer {
 
+  /** The FlatBuffer of Thrift compact footer bytes, with `extensions` in its extension slot. */
   def convert(thrift: Array[Byte], extensions: Seq[FooterExtension] = Nil,
-      sizeHint: Int = 64 * 1024): Array[Byte] =
-    try new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = false).build()
-    catch { case _: RowCountGuessWrong => new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = true).build() }
+      sizeHint: Int = 64 * 1024): Array[Byte] = convert(thrift, extensions, sizeHint, Map.empty, null)
+
+  private def convert(thrift: Array[Byte], extensions: Seq[FooterExtension], sizeHint: Int,
+      nanCounts: Map[(Int, Int), Long], orderIds: Array[Int]): Array[Byte] =
+    try new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = false, nanCounts, orderIds).build()
+    catch {
+      case _: RowCountGuessWrong =>
+        new ThriftCompactToFlatBuffer(thrift, extensions, sizeHint, readAheadRows = true, nanCounts, orderIds).build()
+    }
+
+  /**
+   * The FlatBuffer of a footer parsed by parquet-java (`ThriftForParquetJava.parse`): parquet-java's
+   * own writer (`Util.writeFileMetaData`) writes it back as canonical Thrift compact bytes, which
+   * [[convert]] encodes. `extras`, read from the original bytes, puts back what parquet-java's
+   * parser dropped: the NaN counts by (row group, column) and, for the column orders it read as
+   * an empty union, the IEEE 754 total order (any other unknown member: an undefined order).
+   * What the parser read as null or as an empty union and its writer cannot write (an unknown
+   * encoding in a list, logical type or time unit) is refused first.
+   */
+  def convertParsed(md: TFileMetaData, extensions: Seq[FooterExtension] = Nil,
+      extras: ThriftExtras = ThriftExtras.Empty, sizeHint: Int = 64 * 1024): Array[Byte] = {
+    refuseUnwritable(md)
+    val orders = md.getColumn_orders
+    val orderIds = if (orders == null) null else Array.tabulate(orders.size) { i =>
+      if (orders.get(i).isSetTYPE_ORDER) ThriftExtras.TypeOrderId.toInt
+      else if (i < extras.columnOrderIds.size && extras.columnOrderIds(i) == ThriftExtras.Ieee754TotalOrderId) {
+        ThriftExtras.Ieee754TotalOrderId.toInt
+      } else 0
+    }
+    val writable = if (orderIds == null || orderIds.forall(_ == ThriftExtras.TypeOrderId)) md else {
+      val copy = md.deepCopy()
+      copy.getColumn_orders.replaceAll(o => if (o.isSetTYPE_ORDER) o else ColumnOrder.TYPE_ORDER(new TypeDefinedOrder))
+      copy
+    }
+    val out = new ByteArrayOutputStream(sizeHint)
+    try Util.writeFileMetaData(writable, out) catch {
+      case e: IOException => refuse(s"parquet-java cannot write this footer back: ${e.getMessage}")
+    }
+    convert(out.toByteArray, extensions, sizeHint, extras.nanCounts, orderIds)
+  }
+
+  /** Refuses, in the words of the bytes path, what parquet-java parsed but cannot write back. */
+  private def refuseUnwritable(md: TFileMetaData): Unit = {
+    if (md.isSetEncryption_algorithm || md.isSetFooter_signing_key_metadata) refuseEncrypted()
+    if (md.getSchema != null) md.getSchema.forEach { e =>
+      if (e.isSetLogicalType) {
+        val lt = e.getLogicalType
+        if (lt.getSetField == null) refuse("unknown logical type")
+        val unit = if (lt.isSetTIME) lt.getTIME.getUnit else if (lt.isSetTIMESTAMP) lt.getTIMESTAMP.getUnit else null
+        if (unit != null && unit.getSetField == null) refuse("unknown time unit")
+      }
+    }
+    if (md.getRow_groups != null) md.getRow_groups.forEach { rg =>
+      if (rg.getColumns != null) rg.getColumns.forEach { c =>
+        if (c.isSetMeta_data && c.getMeta_data.getEncodings != null && c.getMeta_data.getEncodings.contains(null)) {
+          refuse("unknown encoding value")
+        }
+      }
+    }
+  }
+
+  private def refuseEncrypted(): Nothing = refuse("the file is encrypted (plaintext footer with encryption_algorithm)")
 
   /** A row group's num_rows differs from the first chunk's num_values taken for it. */
   private[footer] final class RowCountGuessWrong extends RuntimeException(null, null, false, false)
 
-  /** An enum value parquet-java knows (it reads others as null, which the converters refuse). */
   /**
    * parquet-format's EdgeInterpolationAlgorithm values (SPHERICAL, VINCENTY, THOMAS, ANDOYER,
    * KARNEY), listed here: the transcoder works on the bytes, on every line, and parquet-format
@@ -43,18 +105,21 @@ private[superspark] object ThriftCompactToFlatBuffer {
    */
   private val edgeInterpolationAlgorithm: Int => AnyRef = v => if (v >= 0 && v <= 4) Integer.valueOf(v) else null
 
+  /** An enum value parquet-java knows (it reads others as null). */
   private def known(v: Int, what: String, find: Int => AnyRef): Byte =
     if (find(v) == null) refuse(s"unknown $what value $v") else v.toByte
 }
 
 /**
+ * `nanCounts` (by row group and column) fill `Statistics.nan_count` where the bytes have none;
+ * `orderIds` (not null) replace the column orders' union member ids read from the bytes.
  * `readAheadRows`: each row group's num_rows (its chunks need it, but it comes after them) is
  * read ahead by skipping the row group once; otherwise the first chunk's num_values is taken
  * for it (they agree unless the first column is repeated) and checked when num_rows comes,
  * [[ThriftCompactToFlatBuffer.RowCountGuessWrong]] (then `convert` starts over, reading ahead).
  */
 private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: Seq[FooterExtension],
-    sizeHint: Int, readAheadRows: Boolean) {
+    sizeHint: Int, readAheadRows: Boolean, nanCounts: Map[(Int, Int), Long], givenOrderIds: Array[Int]) {
   import ThriftCompactToFlatBuffer._
 
   private val r = new ThriftCompactReader(thrift)
@@ -63,13 +128,13 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
   b.forceDefaults(true) // every add* below writes: presence is decided here
 
   // Vectors shared between chunks, keyed by their Thrift bytes (equal content, equal bytes
-  // for a canonical writer), as ThriftToFlatBuffer keys them by content.
+  // for a canonical writer).
   private val encodingsCache = new RangeCache(thrift)
   private val encodingStatsCache = new RangeCache(thrift)
   private val longsCache = new RangeCache(thrift)
   private val stringCache = new RangeCache(thrift)
 
-  // The schema, read first (its elements are written last, as ThriftToFlatBuffer does).
+  // The schema, read first (its elements are written after the row groups).
   private var schemaAt: Array[Int] = _
   private var leafTypes: Array[Byte] = _
   /** Per leaf: its path_in_schema as Thrift compact list bytes. */
@@ -85,7 +150,8 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
 
   /**
    * The bytes of a Thrift string, refused unless valid UTF-8: parquet-java reads invalid bytes
-   * as U+FFFD, which the FlatBuffer could not give back (the converter's path decides then).
+   * as U+FFFD, which the FlatBuffer could not give back (parquet-java's path,
+   * [[ThriftCompactToFlatBuffer.convertParsed]], decides then).
    */
   private def utf8(from: Int, until: Int): ByteBuffer = {
     var i = from
@@ -143,8 +209,8 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
         seen |= 8
       case 5 => kv = keyValues("FileMetaData")
       case 6 => r.expect("FileMetaData", T.Binary); createdBy = sharedString()
-      case 7 => orderIds = columnOrders()
-      case 8 | 9 => refuse("the file is encrypted (plaintext footer with encryption_algorithm)")
+      case 7 => orderIds = columnOrders(); if (givenOrderIds != null) orderIds = givenOrderIds
+      case 8 | 9 => refuseEncrypted()
       case _ => r.skip()
     }
     if (r.pos != thrift.length) r.fail(R.TrailingBytes(r.pos, thrift.length - r.pos))
@@ -156,13 +222,13 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     }
     val schemaVec = schemaElements(orderIds)
     val rowGroupsVec = fb.FileMetaData.createRowGroupsVector(b, rowGroups)
-    val extensionsVec = ThriftToFlatBuffer.extensionsVector(b, extensions)
-    ThriftToFlatBuffer.finishRoot(b, version, schemaVec, numRows, rowGroupsVec, kv, createdBy, extensionsVec)
+    val extensionsVec = FlatBufferBuild.extensionsVector(b, extensions)
+    FlatBufferBuild.finishRoot(b, version, schemaVec, numRows, rowGroupsVec, kv, createdBy, extensionsVec)
   }
 
   // ---- schema ----
 
-  /** First pass: where each element starts, the leaves' types and paths (checked as ThriftToFlatBuffer checks). */
+  /** First pass: where each element starts, the leaves' types and paths (checked: names, repetition of groups, the tree's extent). */
   private def schema(): Unit = {
     val n = list("FileMetaData.schema", T.Struct)
     if (n == 0) refuse("empty schema")
@@ -555,7 +621,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
 
   /**
    * A `ColumnMetaData` (its struct begun). Encodings, encoding stats, size and geospatial
-   * statistics are written after the struct is read, in ThriftToFlatBuffer's order.
+   * statistics are written after the struct is read.
    */
   private def columnMetaData(rowGroupRows: Long, rg: Int, col: Int): Int = {
     val CM = "ColumnMetaData"
@@ -598,7 +664,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       case 9 => dataPageOffset = i64(CM); set |= 32
       case 10 => indexPageOffset = i64(CM); set |= 64
       case 11 => dictPageOffset = i64(CM); set |= 128
-      case 12 => struct(CM); stats = statistics(leafTypes(col))
+      case 12 => struct(CM); stats = statistics(leafTypes(col), rg, col)
       case 13 => r.expect(CM, T.List); encodingStatsAt = r.pos; r.skip(); encodingStatsEnd = r.pos
       case 14 => bloomOffset = i64(CM); set |= 256
       case 15 => bloomLength = i32(CM); set |= 512
@@ -693,7 +759,7 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       b.endVector()
     }
 
-  private def statistics(physicalType: Byte): Int = {
+  private def statistics(physicalType: Byte, rg: Int, col: Int): Int = {
     val S = "Statistics"
     val f = new StatisticsFields
     while (r.nextField()) r.fieldId match {
@@ -708,7 +774,8 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
       case 9 => f.nanCount = i64(S)
       case _ => r.skip()
     }
-    ThriftToFlatBuffer.statistics(b, f, physicalType)
+    if (f.nanCount == null && nanCounts.nonEmpty) nanCounts.get((rg, col)).foreach(n => f.nanCount = n)
+    FlatBufferBuild.statistics(b, f, physicalType)
   }
 
   /** A list<i64> histogram, shared by content. */

@@ -8,7 +8,7 @@ import java.nio.file.{Path, StandardOpenOption}
 import org.apache.parquet.io.{InputFile, SeekableInputStream}
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException, UnrepresentableFooterException}
-import io.superspark.parquet.footer.codec.{FlatBufferToThrift, FlatSchema, FooterForm, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftDiff, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.codec.{FlatBufferBuild, FlatBufferToThrift, FlatSchema, FooterForm, FooterLayout, MetadataDiff, Projection, ThriftCompactToFlatBuffer, ThriftDiff}
 import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFields, ThriftForParquetJava, UnrebuildableFooterException}
 
 /**
@@ -219,7 +219,7 @@ private[superspark] object FooterFiles {
   final case class Built(flatBuffer: Array[Byte], exact: Boolean)
 
   private def buildChecked(thrift: Array[Byte], requireRebuild: Boolean,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Built =
+      extensions: Seq[FlatBufferBuild.FooterExtension] = Nil, threads: Int = 1): Built =
     transcodedExactly(thrift, extensions, threads).getOrElse(buildThroughParquetJava(thrift, requireRebuild, extensions))
 
   /**
@@ -237,10 +237,10 @@ private[superspark] object FooterFiles {
    * The fast path: the FlatBuffer transcoded from the Thrift bytes ([[ThriftCompactToFlatBuffer]]),
    * kept only when the Thrift rebuilt from it is `thrift`, byte for byte (then it carries all of
    * it). None when the bytes differ or the transcoder refused or failed: the caller then takes
-   * parquet-java's path, which decides (and words the refusals) as before. A footer of
+   * parquet-java's path, which decides and words the refusals. A footer of
    * [[ParallelRebuildMinBytes]] or more is rebuilt and compared on `threads` threads.
    */
-  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[ThriftToFlatBuffer.FooterExtension],
+  private def transcodedExactly(thrift: Array[Byte], extensions: Seq[FlatBufferBuild.FooterExtension],
       threads: Int): Option[Built] =
     try {
       val fb = ThriftCompactToFlatBuffer.convert(thrift, extensions, sizeHint(thrift))
@@ -251,7 +251,7 @@ private[superspark] object FooterFiles {
     }
 
   private def buildThroughParquetJava(thrift: Array[Byte], requireRebuild: Boolean,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension]): Built = {
+      extensions: Seq[FlatBufferBuild.FooterExtension]): Built = {
     val tmd = try ThriftForParquetJava.parse(thrift) catch {
       case e: Exception => throw new UnrepresentableFooterException(s"parquet-java cannot read this footer: ${e.getMessage}")
     }
@@ -286,9 +286,9 @@ private[superspark] object FooterFiles {
    * FlatBuffer keeps ([[ThriftExtras]]) are read from the bytes and the conversion is redone.
    */
   def convertAndRebuild(tmd: org.apache.parquet.format.FileMetaData, thrift: Array[Byte],
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil): (Array[Byte], Either[String, Array[Byte]]) = {
+      extensions: Seq[FlatBufferBuild.FooterExtension] = Nil): (Array[Byte], Either[String, Array[Byte]]) = {
     def attempt(extras: ThriftExtras) = {
-      val fb = ThriftToFlatBuffer.convert(tmd, extensions = extensions, extras = extras, sizeHint = sizeHint(thrift))
+      val fb = ThriftCompactToFlatBuffer.convertParsed(tmd, extensions, extras, sizeHint(thrift))
       (fb, try Right(FlatBufferToThrift.rebuild(fb)) catch { case e: UnrebuildableFooterException => Left(e.reason) })
     }
     val first = attempt(ThriftExtras.Empty)
@@ -333,7 +333,7 @@ private[superspark] object FooterFiles {
    * [[toolThreads]]; a Spark task keeps to its own core).
    */
   def extendedTail(path: String, thrift: Array[Byte], form: FooterForm = FooterForm.Private,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = {
+      extensions: Seq[FlatBufferBuild.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = {
     val built = buildChecked(thrift, requireRebuild = false, extensions, threads)
     refuseForeignExtension(thrift, built, "the extension mechanism allows only one")
     val length = FooterLayout.extendedLength(thrift, built.flatBuffer)
@@ -350,7 +350,7 @@ private[superspark] object FooterFiles {
    * FlatBuffer + CRCs + size + PAR3 (final). `threads` as for [[extendedTail]].
    */
   def tailFor(path: String, thrift: Array[Byte], form: FooterForm,
-      extensions: Seq[ThriftToFlatBuffer.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = form match {
+      extensions: Seq[FlatBufferBuild.FooterExtension] = Nil, threads: Int = 1): Array[Byte] = form match {
     case FooterForm.Plain => withLengthAndMagic(thrift)
     case FooterForm.Private | FooterForm.Intermediate => extendedTail(path, thrift, form, extensions, threads)
     case FooterForm.Final =>

@@ -32,8 +32,8 @@ class FooterFormsSuite extends AnyFunSuite {
   private def parse(thrift: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(
     new java.io.ByteArrayInputStream(thrift))
 
-  private def flatBufferOf(thrift: Array[Byte], ext: Seq[ThriftToFlatBuffer.FooterExtension] = Nil) =
-    ThriftToFlatBuffer.convert(parse(thrift), ext)
+  private def flatBufferOf(thrift: Array[Byte], ext: Seq[FlatBufferBuild.FooterExtension] = Nil) =
+    ThriftCompactToFlatBuffer.convertParsed(parse(thrift), ext)
 
   private def sameMetadata(actual: ParquetMetadata, expected: ParquetMetadata): Unit = {
     val d = MetadataDiff.diff(actual, expected)
@@ -64,7 +64,7 @@ class FooterFormsSuite extends AnyFunSuite {
     val t = parse(thrift)
     t.getRow_groups.asScala.foreach(_.getColumns.asScala.foreach(_.setFile_offset(0L)))
     // The writer always keeps file_offset now; with it zeroed in the source, the rebuild agrees.
-    assert(FlatBufferToThrift.toThrift(ByteBuffer.wrap(ThriftToFlatBuffer.convert(t))) == t)
+    assert(FlatBufferToThrift.toThrift(ByteBuffer.wrap(ThriftCompactToFlatBuffer.convertParsed(t))) == t)
   }
 
   /** parquet-testing's files (shared/corpus beside the repository), when present. */
@@ -163,7 +163,7 @@ class FooterFormsSuite extends AnyFunSuite {
 
   test("an extension entry unknown to the reader is skipped, in every form") {
     val thrift = FooterFiles.readFooter(small).footer
-    val unknown = ThriftToFlatBuffer.FooterExtension(java.util.UUID.randomUUID(), Array.tabulate[Byte](300)(_.toByte))
+    val unknown = FlatBufferBuild.FooterExtension(java.util.UUID.randomUUID(), Array.tabulate[Byte](300)(_.toByte))
     val fb = flatBufferOf(thrift, Seq(unknown))
     val root = FlatBufferDecoder.root(ByteBuffer.wrap(fb))
     assert(root.extensionsLength == 1 && root.extensions(0).uuid.msb == unknown.uuid.getMostSignificantBits &&

@@ -8,14 +8,16 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FooterTestFiles, UnrepresentableFooterException}
+import io.superspark.parquet.footer.{fbs => fb}
 import io.superspark.parquet.footer.files.{FooterFiles, FooterReader}
 import io.superspark.parquet.footer.tools.FooterWalk
-import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftFormatReason, UnrebuildableFooterException}
+import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtras, ThriftFormatReason, UnrebuildableFooterException}
 
 /**
- * The Thrift-compact -> FlatBuffer transcoder (`add`'s and `migrate`'s fast path) against the
- * converter over parquet-java's Thrift objects, on parquet-testing's files and on files of
- * every type; its errors on malformed bytes; and `add` through it.
+ * The Thrift-compact -> FlatBuffer transcoder (`add`'s and `migrate`'s fast path) on the footer
+ * bytes against the same transcoder on parquet-java's reading of them (`convertParsed`: parsed,
+ * written back by parquet-java's writer, the dropped fields put back), on parquet-testing's
+ * files and on files of every type; its errors on malformed bytes; and `add` through it.
  */
 class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
 
@@ -31,7 +33,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
   private def parse(thrift: Array[Byte]) = org.apache.parquet.format.Util.readFileMetaData(
     new java.io.ByteArrayInputStream(thrift))
 
-  /** The converter over parquet-java's objects, with the fields parquet-java drops read back (today's `add`). */
+  /** The path over parquet-java's objects, with the fields parquet-java drops read back (`add`'s fallback). */
   private def viaParquetJava(thrift: Array[Byte]): (Array[Byte], Either[String, Array[Byte]]) =
     FooterFiles.convertAndRebuild(parse(thrift), thrift)
 
@@ -44,29 +46,29 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
   private def plainThrift(f: Path): Option[Array[Byte]] =
     try Some(FooterFiles.thriftFooter(FooterFiles.readFooter(f))) catch { case _: ParquetFooterException => None }
 
-  /** Compares the transcoder with the converter on one footer; the outcome's name. */
+  /** Compares the transcoder on the bytes with the object path on one footer; the outcome's name. */
   private def compare(name: String, thrift: Array[Byte]): String = {
     val old = try Right(viaParquetJava(thrift)) catch { case e: Exception => Left(e) }
     (old, transcode(thrift)) match {
       case (Right((fb, Right(rebuilt))), Right(ours)) if java.util.Arrays.equals(rebuilt, thrift) =>
-        assert(ours.sameElements(fb), s"$name: the transcoder's FlatBuffer differs from the converter's")
+        assert(ours.sameElements(fb), s"$name: the transcoder's FlatBuffer differs from the object path's")
         "same"
       case (Right((_, Right(rebuilt))), _) if java.util.Arrays.equals(rebuilt, thrift) =>
-        fail(s"$name: the converter's FlatBuffer rebuilds exactly but the transcoder failed: ${transcode(thrift)}")
-      case (Left(_), Right(_)) => fail(s"$name: the converter refused but the transcoder did not")
+        fail(s"$name: the object path's FlatBuffer rebuilds exactly but the transcoder failed: ${transcode(thrift)}")
+      case (Left(_), Right(_)) => fail(s"$name: the object path refused but the transcoder did not")
       case (Left(_), Left(_)) => "both refused"
       case (Right(_), Right(ours)) =>
-        // Not canonical: add falls back to the converter; the transcoder's result must not rebuild exactly.
+        // Not canonical: add falls back to the object path; the transcoder's result must not rebuild exactly.
         val exact = try java.util.Arrays.equals(FlatBufferToThrift.rebuild(ours), thrift) catch {
           case _: UnrebuildableFooterException => false
         }
-        assert(!exact, s"$name: the transcoder rebuilds exactly where the converter does not")
+        assert(!exact, s"$name: the transcoder rebuilds exactly where the object path does not")
         "neither exact"
-      case (Right(_), Left(_)) => "transcoder refused, converter not exact"
+      case (Right(_), Left(_)) => "transcoder refused, object path not exact"
     }
   }
 
-  test("parquet-testing corpus: the same FlatBuffer bytes as the converter wherever it rebuilds exactly") {
+  test("parquet-testing corpus: the same FlatBuffer bytes from the bytes and from parquet-java's objects wherever they rebuild exactly") {
     assume(corpus.isDefined, "parquet-testing corpus not found")
     val outcomes = FooterWalk.localFiles(Seq(corpus.get.toString)).flatMap { case (f, _) =>
       plainThrift(f).map(t => f.getFileName.toString -> compare(f.toString, t))
@@ -82,10 +84,31 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     files.foreach(f => assert(compare(f.toString, plainThrift(f).get) == "same"))
   }
 
-  test("the v1 extension slot: entries written as the converter writes them") {
+  test("the v1 extension slot: the same entries from the bytes and from parquet-java's objects") {
     val thrift = plainThrift(files.last).get
-    val ext = Seq(ThriftToFlatBuffer.FooterExtension(java.util.UUID.randomUUID(), Array[Byte](1, 2, 3)))
-    assert(ThriftCompactToFlatBuffer.convert(thrift, ext).sameElements(ThriftToFlatBuffer.convert(parse(thrift), ext)))
+    val ext = Seq(FlatBufferBuild.FooterExtension(java.util.UUID.randomUUID(), Array[Byte](1, 2, 3)))
+    val fb = ThriftCompactToFlatBuffer.convert(thrift, ext)
+    assert(fb.sameElements(ThriftCompactToFlatBuffer.convertParsed(parse(thrift), ext)))
+    val root = FlatBufferDecoder.root(ByteBuffer.wrap(fb))
+    assert(root.extensionsLength == 1 && root.extensions(0).dataLength == 3)
+  }
+
+  test("parquet-java's objects: column orders it reads as an empty union come from the extras") {
+    val thrift = plainThrift(files.last).get
+    val tmd = parse(thrift)
+    assume(tmd.getColumn_orders != null && tmd.getColumn_orders.size >= 2)
+    tmd.getColumn_orders.set(0, new org.apache.parquet.format.ColumnOrder())
+    tmd.getColumn_orders.set(1, new org.apache.parquet.format.ColumnOrder())
+    val ids = IndexedSeq.fill(tmd.getColumn_orders.size)(ThriftExtras.TypeOrderId).updated(1, ThriftExtras.Ieee754TotalOrderId)
+    val withStats = tmd.getRow_groups.get(0).getColumns.stream.map(_.getMeta_data.isSetStatistics).toList.indexOf(true)
+    assert(withStats >= 0)
+    val extras = ThriftExtras(Map((0, withStats) -> 7L), ids)
+    val root = FlatBufferDecoder.root(ByteBuffer.wrap(ThriftCompactToFlatBuffer.convertParsed(tmd, Nil, extras)))
+    val leaves = (1 until root.schemaLength).map(root.schema(_)).filter(_.hasType)
+    assert(leaves(0).columnOrderType == fb.ColumnOrder.UndefinedOrder)
+    assert(leaves(1).columnOrderType == fb.ColumnOrder.IEEE754TotalOrder)
+    assert(leaves(2).columnOrderType == fb.ColumnOrder.TypeDefinedOrder)
+    assert(root.rowGroups(0).columns(withStats).metaData.statistics.nanCount == 7L)
   }
 
   private def malformed(bytes: Array[Byte]): ThriftFormatReason =
@@ -127,7 +150,7 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     assert(new MalformedThriftFooterException(ThriftFormatReason.BadType(7, 14)).getMessage.contains("offset 7"))
   }
 
-  test("refusals as the converter words them: encryption, a path that differs from the schema") {
+  test("refusals: encryption, a path that differs from the schema") {
     val t = parse(plainThrift(files.last).get)
     t.setEncryption_algorithm(org.apache.parquet.format.EncryptionAlgorithm.AES_GCM_V1(
       new org.apache.parquet.format.AesGcmV1()))
@@ -138,20 +161,20 @@ class ThriftCompactToFlatBufferSuite extends AnyFunSuite {
     assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convert(Util.write(p))).reason.contains("path"))
   }
 
-  test("unknown Thrift fields are dropped, so the rebuild differs and add takes the converter's path") {
+  test("unknown Thrift fields are dropped, so the rebuild differs and add takes parquet-java's path") {
     val thrift = plainThrift(files.last).get
     // FileMetaData field 20 (i32 7) before the stop byte: a field neither parquet-java nor the FlatBuffer knows.
     val extra = thrift.dropRight(1) ++ Array[Byte](0x05, 0x28, 0x0E, 0x00)
     val ours = ThriftCompactToFlatBuffer.convert(extra)
     assert(ours.sameElements(ThriftCompactToFlatBuffer.convert(thrift)))
     assert(!FlatBufferToThrift.rebuild(ours).sameElements(extra))
-    // add still writes an extension (as before: parquet-java's reading is the same, field by field)
+    // add still writes an extension: parquet-java's reading is the same, field by field
     val tail = FooterFiles.extendedTail("x", extra)
     val located = FooterLayout.locate(tail.dropRight(8))
     assert(located.isInstanceOf[FooterLayout.Present])
   }
 
-  test("add and migrate take the transcoder and give the converter's bytes") {
+  test("add and migrate take the transcoder and give the object path's bytes") {
     files.foreach { f =>
       val thrift = plainThrift(f).get
       val expected = FooterLayout.appendExtension(thrift, viaParquetJava(thrift)._1)

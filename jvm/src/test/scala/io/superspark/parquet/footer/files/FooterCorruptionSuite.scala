@@ -7,7 +7,7 @@ import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata
 import org.scalatest.funsuite.AnyFunSuite
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException, FooterTestFiles, UnrepresentableFooterException}
-import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferVerifier, FooterLayout, MetadataDiff, ParquetJavaShims, Projection, ThriftToFlatBuffer}
+import io.superspark.parquet.footer.codec.{FbAccess, FlatBufferDecoder, FlatBufferVerifier, FooterLayout, MetadataDiff, ParquetJavaShims, Projection, ThriftCompactToFlatBuffer}
 
 /** Bad input: the reader falls back or reports, never crashes, never uses wrong metadata. */
 class FooterCorruptionSuite extends AnyFunSuite {
@@ -216,15 +216,15 @@ class FooterCorruptionSuite extends AnyFunSuite {
     val enc = tmd.deepCopy()
     enc.setEncryption_algorithm(org.apache.parquet.format.EncryptionAlgorithm.AES_GCM_V1(
       new org.apache.parquet.format.AesGcmV1()))
-    assert(intercept[UnrepresentableFooterException](ThriftToFlatBuffer.convert(enc)).reason.contains("encrypted"))
+    assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convertParsed(enc)).reason.contains("encrypted"))
     val col = tmd.deepCopy()
     col.getRow_groups.get(0).getColumns.get(0).setEncrypted_column_metadata(Array[Byte](1, 2))
-    assert(intercept[UnrepresentableFooterException](ThriftToFlatBuffer.convert(col)).reason.contains("encrypted"))
+    assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convertParsed(col)).reason.contains("encrypted"))
     val path = tmd.deepCopy()
     path.getRow_groups.get(0).getColumns.get(1).getMeta_data.setPath_in_schema(java.util.List.of("nope"))
-    assert(intercept[UnrepresentableFooterException](ThriftToFlatBuffer.convert(path)).reason.contains("path"))
+    assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convertParsed(path)).reason.contains("path"))
     val missing = tmd.deepCopy()
     missing.getRow_groups.get(0).getColumns.remove(0)
-    assert(intercept[UnrepresentableFooterException](ThriftToFlatBuffer.convert(missing)).reason.contains("column chunks"))
+    assert(intercept[UnrepresentableFooterException](ThriftCompactToFlatBuffer.convertParsed(missing)).reason.contains("column chunks"))
   }
 }

@@ -2,12 +2,10 @@ package io.superspark.parquet.footer.codec
 
 import java.util.{Set => JSet}
 
-import com.google.flatbuffers.FlatBufferBuilder
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.column.{Encoding, EncodingStats}
 import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
-import org.apache.parquet.format.{ColumnMetaData => TColumnMetaData, LogicalType => TLogicalType}
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkProperties, ColumnPath, CompressionCodecName, ParquetMetadata}
 import org.apache.parquet.io.{InputFile, SeekableInputStream}
@@ -40,14 +38,6 @@ private[superspark] object ParquetJavaShims {
 
   def isUnknownType(a: LogicalTypeAnnotation): Boolean = false
   def hasUnknownSortOrder(a: LogicalTypeAnnotation): Boolean = false
-
-  // ---- Thrift footer -> FlatBuffer (ThriftToFlatBuffer) ----
-
-  /** parquet-format 1.15 has no VARIANT, GEOMETRY or GEOGRAPHY: its Thrift parse leaves them unset (refused as unknown). */
-  def newerLogicalType(b: FlatBufferBuilder, lt: TLogicalType): Option[(Byte, Int)] = None
-
-  /** parquet-format 1.15's Thrift parse skips geospatial statistics: none to convert. */
-  def geospatialStatistics(b: FlatBufferBuilder, m: TColumnMetaData): Int = 0
 
   // ---- FlatBuffer -> parquet-java metadata (FlatBufferDecoder) ----
 

@@ -2,14 +2,12 @@ package io.superspark.parquet.footer.codec
 
 import java.util.{HashSet => JHashSet, Set => JSet}
 
-import com.google.flatbuffers.FlatBufferBuilder
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.column.{Encoding, EncodingStats}
 import org.apache.parquet.column.schema.EdgeInterpolationAlgorithm
 import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
 import org.apache.parquet.column.statistics.geospatial.{BoundingBox, GeospatialTypes}
-import org.apache.parquet.format.{ColumnMetaData => TColumnMetaData, LogicalType => TLogicalType}
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetOutputFormat}
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ColumnChunkProperties, ColumnPath, CompressionCodecName, ParquetMetadata}
 import org.apache.parquet.io.{InputFile, SeekableInputStream}
@@ -47,62 +45,6 @@ private[superspark] object ParquetJavaShims {
   /** Annotations this parquet-java orders as UNKNOWN that older versions do not have (ParquetMetadataConverter's sort orders). */
   def hasUnknownSortOrder(a: LogicalTypeAnnotation): Boolean =
     a.isInstanceOf[UnknownLogicalTypeAnnotation] || a.isInstanceOf[GeometryLogicalTypeAnnotation]
-
-  // ---- Thrift footer -> FlatBuffer (ThriftToFlatBuffer) ----
-
-  /** The FlatBuffer form of the logical types newer than parquet-java 1.15 (None: not one of them). */
-  def newerLogicalType(b: FlatBufferBuilder, lt: TLogicalType): Option[(Byte, Int)] = {
-    import TLogicalType._Fields._
-    lt.getSetField match {
-      case VARIANT =>
-        val v = lt.getVARIANT
-        fb.VariantType.startVariantType(b)
-        if (v.isSetSpecification_version) fb.VariantType.addSpecificationVersion(b, v.getSpecification_version)
-        Some((fb.LogicalType.VariantType, fb.VariantType.endVariantType(b)))
-      case GEOMETRY =>
-        val g = lt.getGEOMETRY
-        val crs = if (g.isSetCrs) b.createString(g.getCrs) else 0
-        fb.GeometryType.startGeometryType(b)
-        if (crs != 0) fb.GeometryType.addCrs(b, crs)
-        Some((fb.LogicalType.GeometryType, fb.GeometryType.endGeometryType(b)))
-      case GEOGRAPHY =>
-        val g = lt.getGEOGRAPHY
-        val crs = if (g.isSetCrs) b.createString(g.getCrs) else 0
-        if (g.isSetAlgorithm && g.getAlgorithm == null) ThriftToFlatBuffer.refuse("unknown edge interpolation algorithm value")
-        fb.GeographyType.startGeographyType(b)
-        if (crs != 0) fb.GeographyType.addCrs(b, crs)
-        if (g.isSetAlgorithm) fb.GeographyType.addAlgorithm(b, g.getAlgorithm.getValue.toByte)
-        Some((fb.LogicalType.GeographyType, fb.GeographyType.endGeographyType(b)))
-      case _ => None
-    }
-  }
-
-  /** The FlatBuffer GeospatialStatistics of a Thrift column chunk's metadata (0: none). */
-  def geospatialStatistics(b: FlatBufferBuilder, m: TColumnMetaData): Int = {
-    if (!m.isSetGeospatial_statistics) return 0
-    val g = m.getGeospatial_statistics
-    val types = if (g.isSetGeospatial_types) {
-      val t = g.getGeospatial_types
-      fb.GeospatialStatistics.createGeospatialTypesVector(b, Array.tabulate(t.size)(i => t.get(i).intValue))
-    } else 0
-    val bbox = if (g.isSetBbox) {
-      val x = g.getBbox
-      fb.BoundingBox.startBoundingBox(b)
-      fb.BoundingBox.addXmin(b, x.getXmin)
-      fb.BoundingBox.addXmax(b, x.getXmax)
-      fb.BoundingBox.addYmin(b, x.getYmin)
-      fb.BoundingBox.addYmax(b, x.getYmax)
-      if (x.isSetZmin) fb.BoundingBox.addZmin(b, x.getZmin)
-      if (x.isSetZmax) fb.BoundingBox.addZmax(b, x.getZmax)
-      if (x.isSetMmin) fb.BoundingBox.addMmin(b, x.getMmin)
-      if (x.isSetMmax) fb.BoundingBox.addMmax(b, x.getMmax)
-      fb.BoundingBox.endBoundingBox(b)
-    } else 0
-    fb.GeospatialStatistics.startGeospatialStatistics(b)
-    if (bbox != 0) fb.GeospatialStatistics.addBbox(b, bbox)
-    if (types != 0) fb.GeospatialStatistics.addGeospatialTypes(b, types)
-    fb.GeospatialStatistics.endGeospatialStatistics(b)
-  }
 
   // ---- FlatBuffer -> parquet-java metadata (FlatBufferDecoder) ----
 
