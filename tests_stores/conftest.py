@@ -43,6 +43,18 @@ def s3a_settings(env):
     }
 
 
+def s3a_spark_conf(env, stream=""):
+    """A session's settings for s3a:// as a user gives them (the benches' sessions): hadoop-aws and
+    the SDK modules it needs for this Python's pyspark (dev/stores/s3a-jars.sh) in spark.jars, the
+    S3A settings as spark.hadoop.*, and the S3A input stream type when one is named."""
+    jars = subprocess.run([os.path.join(REPO, "dev", "stores", "s3a-jars.sh"), sys.prefix], check=True,
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+    conf = {"spark.jars": jars, **{f"spark.hadoop.{k}": v for k, v in s3a_settings(env).items()}}
+    if stream:
+        conf["spark.hadoop.fs.s3a.input.stream.type"] = stream
+    return conf
+
+
 def gcs_settings(env):
     """The Hadoop settings a user gives Google's GCS connector (3.x/4.x) for a server of their own
     (docs/storage.md): its JSON API root, and no credentials (fake-gcs-server takes none)."""

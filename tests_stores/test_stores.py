@@ -458,6 +458,34 @@ def _kill_reached(trace, call, n, ports):
     return hit[0]
 
 
+def _traced_add(spark, stores, jars, store_dir, tmp_dir):
+    """`add` run whole on a copy of `store_dir/old` (`store_dir/probe`) under strace: the store's ports,
+    the trace, and the kill points it offers (the writes to the store's sockets that strace's per-thread
+    count hits, _aimed_store_writes)."""
+    ports = _store_ports(stores, store_dir)
+    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
+    trace = os.path.join(tmp_dir, "trace.txt")
+    argv, env = _tool(stores, jars, "add", f"{store_dir}/probe",
+                      strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
+    assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    return ports, trace, _aimed_store_writes(trace, ports)
+
+
+def _killed_add(spark, stores, jars, store_dir, tmp_dir, i, call, n, ports):
+    """`add` run on a fresh copy of `store_dir/old` (`store_dir/kill<i>`), SIGKILLed by strace at the Nth
+    `call` of a thread, asserted to have died there, on a write to a store socket: the folder and the
+    kill point reached (`call#n->:port`)."""
+    d = f"{store_dir}/kill{i}"
+    _copy_folder(spark, f"{store_dir}/old", d)
+    kill_trace = os.path.join(tmp_dir, f"kill{i}.txt")
+    argv, env = _tool(stores, jars, "add", d, strace=(STRACE, "-f", "-qq", "-yy", "-o", kill_trace, "-e",
+                                                   f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
+    p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    assert p.returncode == -signal.SIGKILL, (call, n, p.returncode)  # strace's tracee died by SIGKILL
+    hit = _kill_reached(kill_trace, call, n, ports)  # the kill point: a write to the store, then SIGKILL
+    return d, f"{call}#{n}->:{hit['port']}"
+
+
 @pytest.mark.skipif(STRACE is None, reason="strace is not installed (dev/setup.sh installs it)")
 def test_kill_the_tool_at_chosen_store_writes_every_object_old_or_new(spark, stores, store_jars, store_dir, tmp_dir):
     """`add` (plain files to the private form) SIGKILLed by strace's fault injection at chosen writes to
@@ -475,28 +503,13 @@ def test_kill_the_tool_at_chosen_store_writes_every_object_old_or_new(spark, sto
     assert code == 0 and {r["status"] for r in out} == {"added"}, out
     new = _bytes(spark, f"{store_dir}/clean")
     assert new.keys() == old.keys() and all(new[n] != old[n] for n in old)
-    # the kill points: the writes to the store's sockets of one traced run that strace's per-thread
-    # count hits (_aimed_store_writes)
-    ports = _store_ports(stores, store_dir)
-    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
-    trace = os.path.join(tmp_dir, "trace.txt")
-    argv, env = _tool(stores, store_jars, "add", f"{store_dir}/probe",
-                      strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
-    assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-    points = _aimed_store_writes(trace, ports)
+    ports, _, points = _traced_add(spark, stores, store_jars, store_dir, tmp_dir)
     assert len(points) >= 10, (ports, points)
     chosen = [points[i] for i in sorted({0, len(points) // 2, len(points) - 1})]
     forms, reached = collections.Counter(), []
     for i, (call, n) in enumerate(chosen):
-        d = f"{store_dir}/kill{i}"
-        _copy_folder(spark, f"{store_dir}/old", d)
-        kill_trace = os.path.join(tmp_dir, f"kill{i}.txt")
-        argv, env = _tool(stores, store_jars, "add", d, strace=(STRACE, "-f", "-qq", "-yy", "-o", kill_trace, "-e",
-                                                             f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
-        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
-        assert p.returncode == -signal.SIGKILL, (call, n, p.returncode)  # strace's tracee died by SIGKILL
-        hit = _kill_reached(kill_trace, call, n, ports)  # the kill point: a write to the store, then SIGKILL
-        reached.append(f"{call}#{n}->:{hit['port']}")
+        d, point = _killed_add(spark, stores, store_jars, store_dir, tmp_dir, i, call, n, ports)
+        reached.append(point)
         got = _bytes(spark, d)
         assert got.keys() == old.keys(), (call, n, sorted(got))
         for name, data in got.items():
@@ -808,14 +821,8 @@ def test_kill_the_server_side_rewrite_old_or_new_and_every_upload_accounted_for(
     _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/clean")
     assert {r["replace"] for r in footer.add(f"{store_dir}/clean")} == {"server-copy"}
     new = _object(spark, f"{store_dir}/clean/{name}")
-    ports = _store_ports(stores, store_dir)
-    _copy_folder(spark, f"{store_dir}/old", f"{store_dir}/probe")
-    trace = os.path.join(tmp_dir, "trace.txt")
-    argv, env = _tool(stores, store_jars, "add", f"{store_dir}/probe",
-                      strace=(STRACE, "-f", "-qq", "-yy", "-o", trace, "-e", "trace=write,writev,sendto,sendmsg"))
-    assert subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    ports, trace, points = _traced_add(spark, stores, store_jars, store_dir, tmp_dir)
     assert _object(spark, f"{store_dir}/probe/{name}") == new
-    points = _aimed_store_writes(trace, ports)
     first = {}
     for e in _calls(trace):
         first.setdefault((e["call"], e["n"]), e)
@@ -825,15 +832,8 @@ def test_kill_the_server_side_rewrite_old_or_new_and_every_upload_accounted_for(
     chosen = [points[0], copies[0], points[-1]]
     seen, reached = collections.Counter(), []
     for i, (call, n) in enumerate(chosen):
-        d = f"{store_dir}/kill{i}"
-        _copy_folder(spark, f"{store_dir}/old", d)
-        kill_trace = os.path.join(tmp_dir, f"kill{i}.txt")
-        argv, env = _tool(stores, store_jars, "add", d, strace=(STRACE, "-f", "-qq", "-yy", "-o", kill_trace, "-e",
-                                                             f"trace={call}", "-e", f"inject={call}:signal=KILL:when={n}"))
-        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
-        assert p.returncode == -signal.SIGKILL, (call, n, p.returncode)
-        hit = _kill_reached(kill_trace, call, n, ports)
-        reached.append(f"{call}#{n}->:{hit['port']}")
+        d, point = _killed_add(spark, stores, store_jars, store_dir, tmp_dir, i, call, n, ports)
+        reached.append(point)
         got = _object(spark, f"{d}/{name}")
         assert got in (old, new), (call, n, len(got))
         seen["old" if got == old else "new"] += 1

@@ -29,7 +29,6 @@ environment dev/stores/run.sh exports.
 
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -37,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests_stores"))
 
-from conftest import endpoints, s3a_settings  # noqa: E402  (the S3A settings a user gives)
+from conftest import endpoints, s3a_spark_conf  # noqa: E402  (the S3A settings a user gives)
 
 MIB = int(os.environ.get("BENCH_REWRITE_S3_MIB", "1024"))
 COLUMNS = int(os.environ.get("BENCH_REWRITE_S3_COLUMNS", "10000"))
@@ -83,14 +82,9 @@ def main() -> None:
     env = endpoints()
     local = generate(MIB, COLUMNS, ROW_GROUPS)
     small = generate(6, 100, 1)
-    jars = subprocess.run([os.path.join(REPO, "dev", "stores", "s3a-jars.sh"), sys.prefix], check=True,
-                          stdout=subprocess.PIPE, text=True).stdout.strip()
-    s3a = {f"spark.hadoop.{k}": v for k, v in s3a_settings(env).items()}
-    if STREAM:
-        s3a["spark.hadoop.fs.s3a.input.stream.type"] = STREAM
-    spark = superspark.session("bench-rewrite-s3", master="local[1]", **{
-        "spark.jars": jars, "spark.ui.enabled": "false", "spark.driver.memory": DRIVER_MEMORY,
-        "spark.ui.showConsoleProgress": "false", **s3a})
+    spark = superspark.session("bench-rewrite-s3", master="local[1]", **{**s3a_spark_conf(env, STREAM),
+        "spark.ui.enabled": "false", "spark.driver.memory": DRIVER_MEMORY,
+        "spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
     Path = jvm.org.apache.hadoop.fs.Path

@@ -30,7 +30,6 @@ BENCH_S3_STREAM (S3A's `fs.s3a.input.stream.type`: empty for the Hadoop line's d
 
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -40,7 +39,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "tests_stores"))
 
 import run  # noqa: E402  (the table and its knobs)
-from conftest import endpoints, s3a_settings  # noqa: E402  (the S3A settings a user gives)
+from conftest import endpoints, s3a_spark_conf  # noqa: E402  (the S3A settings a user gives)
 
 ROUNDS = run.ROUNDS
 STREAM = os.environ.get("BENCH_S3_STREAM", "")
@@ -56,15 +55,10 @@ def main() -> None:
 
     env = endpoints()
     plain_local, ext_local = run.generate()
-    jars = subprocess.run([os.path.join(REPO, "dev", "stores", "s3a-jars.sh"), sys.prefix], check=True,
-                          stdout=subprocess.PIPE, text=True).stdout.strip()
-    s3a = {f"spark.hadoop.{k}": v for k, v in s3a_settings(env).items()}
-    if STREAM:
-        s3a["spark.hadoop.fs.s3a.input.stream.type"] = STREAM
-    spark = superspark.session("bench-interceptor-s3", master="local[2]", **{
-        "spark.jars": jars, "spark.ui.enabled": "false", "spark.driver.memory": run.DRIVER_MEMORY,
+    spark = superspark.session("bench-interceptor-s3", master="local[2]", **{**s3a_spark_conf(env, STREAM),
+        "spark.ui.enabled": "false", "spark.driver.memory": run.DRIVER_MEMORY,
         "spark.superspark.parquet.footer.cache.maxBytes": run.CACHE_BYTES,
-        "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": "2", **s3a})
+        "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("ERROR")
     jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
     Path = jvm.org.apache.hadoop.fs.Path
