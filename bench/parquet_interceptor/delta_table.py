@@ -96,14 +96,13 @@ def main() -> None:
     print(f"delta table (Spark {spark.version}): {base.FILES} files x {base.COLUMNS} columns x {base.ROW_GROUPS} "
           f"row groups, 5 columns read, {base.ROUNDS} rounds, medians")
 
-    def median(q, mode, parts=("plan", "run")):
-        return statistics.median([sum(x) for x in zip(*(times[(q, mode, p)] for p in parts))])
+    def per_round(q, mode, parts):
+        return [sum(x) for x in zip(*(times[(q, mode, p)] for p in parts))]
 
     for q in ("first", "second"):
         for label, parts in ((f"delta_query_count_{q}", ("plan", "run")), (f"delta_planning_{q}", ("plan",)),
                              (f"delta_execution_{q}", ("run",))):
-            off, on = median(q, "off", parts), median(q, "on", parts)
-            print(f"{label}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+            print(base.paired(label, per_round(q, "off", parts), per_round(q, "on", parts)), flush=True)
     print(f"delta_footers_flatbuffer (first query, superspark): {flatbuffers[-1]}", flush=True)
     spark.stop()
 

@@ -5,7 +5,8 @@ ROWS rows per file), FILES copies of that file. Vanilla (`spark.superspark.parqu
 off, Spark's own footer code) reads the plain pyarrow files; superspark (read path on) reads
 copies of the same files given the footer extension with the footer library's `add` tool. The
 two sides read the same data; only the footer differs (vanilla never reads or skips field
-32767). One SparkSession, interleaved rounds after a warm-up, medians:
+32767). One SparkSession, paired rounds after a warm-up (each round runs vanilla, then superspark):
+each figure is the medians of both sides' seconds and the median of the rounds' ratios, with min-max:
   - schema inference:   spark.read.parquet(path).schema (JVM side; with PySpark's schema
                         conversion to Python objects as schema_inference_pyspark)
   - 5-column query:     .select(5 columns).where(filter).count() and .collect()
@@ -93,6 +94,14 @@ def timed(fn):
     return time.perf_counter() - t, out
 
 
+def paired(name: str, off: list, on: list, extra: str = "") -> str:
+    """One figure from paired rounds (round i's vanilla and superspark run back to back): the medians of
+    each side's seconds, and the median of the rounds' ratios (vanilla / superspark) with their min-max."""
+    ratios = sorted(a / b for a, b in zip(off, on))
+    return (f"{name}: off={statistics.median(off):.3f}s on={statistics.median(on):.3f}s{extra} "
+            f"ratio={statistics.median(ratios):.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f}, {len(ratios)} paired rounds)")
+
+
 def main() -> None:
     import superspark
 
@@ -153,9 +162,7 @@ def bench_read(spark, plain: str, path: str) -> None:
     print(f"read{' (DSv2)' if DSV2 else ''}: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, "
           f"{ROUNDS} rounds, medians; first queries (footer cache emptied before each), vanilla on plain files")
     for name in tasks:
-        off = statistics.median(times[(name, "off")])
-        on = statistics.median(times[(name, "on")])
-        print(f"{name}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+        print(paired(name, times[(name, "off")], times[(name, "on")]), flush=True)
 
 
 def bench_second_query(spark, plain: str, path: str) -> None:
@@ -191,9 +198,7 @@ def bench_second_query(spark, plain: str, path: str) -> None:
     print(f"second query: {FILES} files x {COLUMNS} columns x {ROW_GROUPS} row groups, 5 columns read, {tasks} tasks, "
           f"{ROUNDS} rounds, medians; cache held {held['held_bytes'] / 1e6:.1f} MB in {held['entries']} entries")
     for q in ("first", "second"):
-        off = statistics.median(times[(q, "off")])
-        on = statistics.median(times[(q, "on")])
-        print(f"query_count_{q}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+        print(paired(f"query_count_{q}", times[(q, "off")], times[(q, "on")]), flush=True)
     for q in ("first", "second"):
         print(f"footer_bytes_per_task_{q}: {statistics.median(per_task[q]):.0f} bytes "
               "(superspark; schema inference's one footer included)", flush=True)
@@ -216,8 +221,8 @@ def bench_write(spark) -> None:
     spark.conf.unset(WRITE)
     off = statistics.median(wtimes["off"])
     on = statistics.median(wtimes["on"])
-    print(f"write_1000_columns ({WRITE_ROWS} rows, 2 files, {WRITE_ROUNDS} rounds after {warmups} warm-ups): off={off:.3f}s on={on:.3f}s "
-          f"overhead={100 * (on / off - 1):.1f}% ratio={off / on:.2f}", flush=True)
+    print(paired(f"write_1000_columns ({WRITE_ROWS} rows, 2 files, after {warmups} warm-ups)", wtimes["off"], wtimes["on"],
+                 f" overhead={100 * (on / off - 1):.1f}%"), flush=True)
 
 
 if __name__ == "__main__":

@@ -113,8 +113,7 @@ def main() -> None:
     med = statistics.median
     for name in queries:
         for q in ("first", "second"):
-            off, on = med(times[(name, q, "off")]), med(times[(name, q, "on")])
-            print(f"{name}_{q}: off={off:.3f}s on={on:.3f}s ratio={off / on:.2f}", flush=True)
+            print(run.paired(f"{name}_{q}", times[(name, q, "off")], times[(name, q, "on")]), flush=True)
     for name in queries:
         for q in ("first", "second"):
             per = {mode: {k: med(counts[(name, q, mode, k)]) for k in COUNTERS} for mode in ("off", "on")}
