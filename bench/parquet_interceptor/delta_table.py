@@ -20,7 +20,6 @@ BENCH_CACHE_BYTES, BENCH_DRIVER_MEMORY, BENCH_DIR).
 import glob
 import os
 import shutil
-import statistics
 import sys
 import time
 
