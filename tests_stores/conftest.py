@@ -141,7 +141,12 @@ def spark(stores, store_jars):
     if delta:  # Delta's session extension and catalog, as Delta's docs configure a session
         conf.update({"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
                      "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog"})
-    s = superspark.session("superspark-stores", master="local[2]", **{
+    # local[2,3]: a task may run 3 times. versitygw's posix backend keeps a key's folders as directories
+    # and removes the ones a DELETE leaves empty; a task's commit (copy, DELETE) racing another task's
+    # PUT into a sibling folder can remove the folder under that PUT: it fails with 409
+    # ExistingObjectIsDirectory (seen once in a CI run, 2026-11-28; never on S3 itself, which has no
+    # folders). The retried task writes its file again, as on a cluster.
+    s = superspark.session("superspark-stores", master="local[2,3]", **{
         "spark.jars": ",".join(store_jars + delta), "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
         **conf})
     s.sparkContext.setLogLevel("ERROR")
