@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines test-stores check-azure bench-rewrite bench-rewrite-s3 fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-delta bench-compile bench-every-writer
+.PHONY: shared-notice parquet-rs-check test-lines test-stores check-azure bench-rewrite bench-rewrite-s3 fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-gs bench-interceptor-delta bench-compile bench-every-writer
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -136,10 +136,16 @@ footer-rebuild-survey: setup
 bench-interceptor: setup
 	.venv/bin/python bench/parquet_interceptor/run.py
 
-# The same with the files in an S3 bucket (versitygw, started and stopped around it by dev/stores/run.sh):
-# ratio= lines for the first and the second query, and GETs and bytes per file (bench/parquet_interceptor/s3.py).
+# The same with the files in a bucket (the servers started and stopped around it by dev/stores/run.sh):
+# ratio= lines for the first and the second query, and GETs and bytes per file (bench/parquet_interceptor/remote.py).
+# On S3 (versitygw) once per S3A input stream: classic, and the Hadoop line's default.
 bench-interceptor-s3: setup
-	./dev/stores/run.sh .venv/bin/python bench/parquet_interceptor/s3.py
+	./dev/stores/run.sh sh -c 'BENCH_S3_STREAM=classic .venv/bin/python bench/parquet_interceptor/remote.py s3 && \
+	  BENCH_S3_STREAM= .venv/bin/python bench/parquet_interceptor/remote.py s3'
+
+# On GCS (fake-gcs-server, Google's connector).
+bench-interceptor-gs: setup
+	./dev/stores/run.sh .venv/bin/python bench/parquet_interceptor/remote.py gs
 
 # Where superspark's second query (warm footer cache) spends its time: driver, jobs, tasks, footers.
 profile-interceptor-second: setup

@@ -276,7 +276,7 @@ _EVERY_WRITER_APP = textwrap.dedent("""
     # Spark's own Parquet writer with superspark's footer write off: the tasks' file system adds it
     spark.range(400).repartition(4).selectExpr("id", "concat('v', id) AS s").write.parquet(out + "/pq")
     hosts = {r.h for r in spark.range(0, 8, 1, 8).selectExpr("reflect('java.lang.ProcessHandle', 'current') AS h").collect()}
-    result = {"driver_counts": pi.every_writer_counts(spark),
+    result = {"driver_counts": pi.every_writer_counts(spark, jvm=True), "app_counts": pi.every_writer_counts(spark),
               "rows": sorted(r.id for r in spark.read.parquet(out + "/pq").collect()),
               "task_jvms": len(hosts)}
     spark.stop()
@@ -286,7 +286,8 @@ _EVERY_WRITER_APP = textwrap.dedent("""
 
 def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     """spark.superspark.parquet.footer.everyWriter on a cluster: the executors' file systems add the
-    footer (the driver wrote none of the files), each file verifies valid with the command line."""
+    footer (the driver wrote none of the files), each file verifies valid with the command line, and
+    the application's counts on the driver hold the executors' files."""
     url, token, tails, _ = standalone_cluster
     out = tmp_path / "data"
     out.mkdir()
@@ -294,6 +295,9 @@ def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     assert res["rows"] == list(range(400))
     assert res["task_jvms"] == 2, "the tasks ran in the two executors"
     assert res["driver_counts"]["extended"] == 0, "the driver wrote no data file"
+    # the executors' counts reached the driver (EveryWriterPlugin, added by superspark.session)
+    assert res["app_counts"]["extended"] == 4, res["app_counts"]
+    assert res["app_counts"]["heldBytesPeak"] > 0, res["app_counts"]
     files = sorted(str(p) for p in (out / "pq").glob("*.parquet"))
     assert len(files) == 4
     v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],

@@ -59,6 +59,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "python"))
@@ -251,11 +254,12 @@ def scan_engine(engine: str) -> None:
         spark.stop()
 
 
-def scan() -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
+def scan() -> tuple[dict[tuple[str, str], list[float]], dict[tuple[str, str], list[float]]]:
     """Both engines' sessions run at once, idle but for the one query the driver asks for: each
     round runs every case of both engines, one query at a time, interleaved by column (the
     order reversed every other round), so that the machine's load hits both engines alike.
-    One warm-up round, then BENCH_REPEATS timed rounds; medians."""
+    One warm-up round, then BENCH_REPEATS timed rounds: each case's seconds per round, whole query and
+    scan stage (the ratios are taken round by round)."""
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
     engines, cases = {}, []
     try:
@@ -295,11 +299,9 @@ def scan() -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
             raise SystemExit(f"{k}: the scan decoded no ALP column chunk")
         if k.startswith("spark_ordinary/") and n:
             raise SystemExit(f"{k}: the control scan decoded ALP")
-    out = {k: statistics.median(t) for k, t in times.items()}
-    stage = {k: statistics.median(t) for k, t in stages.items()}
-    print(f"  scan (s, medians): { {f'{v}/{c}': round(t, 4) for (v, c), t in out.items()} } alp_chunks={chunks}",
-          flush=True)
-    return out, stage
+    print(f"  scan (s, medians): { {f'{v}/{c}': round(statistics.median(t), 4) for (v, c), t in times.items()} } "
+          f"alp_chunks={chunks}", flush=True)
+    return times, stages
 
 
 def written_files() -> dict:
@@ -384,7 +386,16 @@ def main() -> None:
     print(f"data: {len(cols)} columns x {N:,} values, written in {time.time() - t:.1f} s", flush=True)
     sizes = {name: chunk_bytes(p) for name, p in paths.items()}
     alp = codec(cols) if PARTS & {"bytes", "decode"} else {}
-    scans, stages = scan() if "scan" in PARTS else ({}, {})
+    scan_rounds, stage_rounds = scan() if "scan" in PARTS else ({}, {})
+    scans = {k: statistics.median(t) for k, t in scan_rounds.items()}
+    stages = {k: statistics.median(t) for k, t in stage_rounds.items()}
+
+    def paired(rounds_of, slow, fast) -> str:  # slow / fast, round by round
+        return rounds.ratio_line(rounds_of[slow], rounds_of[fast])
+
+    def paired_median(rounds_of, slow, fast) -> float:
+        return statistics.median(rounds.ratios(rounds_of[slow], rounds_of[fast]))
+
     files = written_files() if scans else {}
 
     if alp:
@@ -428,6 +439,11 @@ def main() -> None:
                   f"(vanilla PLAIN+snappy {sizes['plain_snappy'][c] / N:.3f})")
 
     print()
+    if files:  # whole files, every column (the ratified file has an id column besides)
+        for form in ("private", "ratified"):
+            for e in ENCODINGS:
+                print(f"file_bytes_{form}_vs_{e}: ratio={files[form]['file'] / os.path.getsize(paths[e]):.3f} "
+                      f"({files[form]['file']:,} / {os.path.getsize(paths[e]):,} bytes)")
     for c in COLUMNS:
         if files:
             for e in ENCODINGS:
@@ -441,14 +457,14 @@ def main() -> None:
             print(f"ratio=decode_{c}_alp_vs_bulk_copy {a['bulk_copy_s'] / a['alp_decode_s']:.2f}")
         if ("alp", c) in scans:
             for e in ENCODINGS:
-                print(f"ratio=scan_{c}_alp_vs_vanilla_{e} {scans[(e, c)] / scans[('alp', c)]:.2f}")
+                print(f"scan_{c}_alp_vs_vanilla_{e}: {paired(scan_rounds, (e, c), ('alp', c))}")
             for e in ENCODINGS if ("alp_ratified", c) in scans else ():
-                print(f"ratio=scan_{c}_alp_ratified_vs_vanilla_{e} {scans[(e, c)] / scans[('alp_ratified', c)]:.2f}")
+                print(f"scan_{c}_alp_ratified_vs_vanilla_{e}: {paired(scan_rounds, (e, c), ('alp_ratified', c))}")
             for view in ("alp", "alp_ratified") if ("alp_ratified", c) in scans else ("alp",):
-                print(f"ratio=scan_stage_{c}_{view}_vs_vanilla_bss_zstd "
-                      f"{stages[('bss_zstd', c)] / stages[(view, c)]:.2f}")
-            print(f"ratio=scan_{c}_alp_vs_superspark_ordinary_chunks "
-                  f"{scans[('spark_ordinary', c)] / scans[('alp', c)]:.2f}")
+                print(f"scan_stage_{c}_{view}_vs_vanilla_bss_zstd: "
+                      f"{paired(stage_rounds, ('bss_zstd', c), (view, c))}")
+            print(f"scan_{c}_alp_vs_superspark_ordinary_chunks: "
+                  f"{paired(scan_rounds, ('spark_ordinary', c), ('alp', c))}")
     if alp:
         worst = max(alp[c]["alp_bytes"] / sizes["plain_snappy"][c] for c in DECIMAL_LIKE)
         print(f"target: decimal-like doubles, ALP bytes <= 0.5x PLAIN+snappy: worst {worst:.3f} "
@@ -456,15 +472,15 @@ def main() -> None:
     if ("alp", "price") in scans:
         for form, view in (("private", "alp"), ("ratified", "alp_ratified")):
             for c in DECIMAL_LIKE:
-                bss = scans[("bss_zstd", c)] / scans[(view, c)]
-                snappy = scans[("plain_snappy", c)] / scans[(view, c)]
-                stage = stages[("bss_zstd", c)] / stages[(view, c)]
+                bss = paired_median(scan_rounds, ("bss_zstd", c), (view, c))
+                snappy = paired_median(scan_rounds, ("plain_snappy", c), (view, c))
+                stage = paired_median(stage_rounds, ("bss_zstd", c), (view, c))
                 print(f"target: {c} {form} form scan >= 1.5x vanilla BSS+zstd: query {bss:.2f}x "
                       f"{'MET' if bss >= 1.5 else 'MISSED'} (scan stage {stage:.2f}x {'MET' if stage >= 1.5 else 'MISSED'}); "
                       f"no slower than vanilla PLAIN+snappy: {snappy:.2f}x {'MET' if snappy >= 1.0 else 'MISSED'}")
     if files and ("alp", "random") in scans:
         for form, view in (("private", "alp"), ("ratified", "alp_ratified")):
-            t = scans[("plain_snappy", "random")] / scans[(view, "random")]
+            t = paired_median(scan_rounds, ("plain_snappy", "random"), (view, "random"))
             print(f"target: random {form} form no slower than vanilla PLAIN+snappy: {t:.2f}x {'MET' if t >= 1.0 else 'MISSED'}")
         b = files["ratified"]["bytes"]["random"] / sizes["plain_snappy"]["random"]
         print(f"target: random ratified file bytes <= vanilla PLAIN+snappy: {b:.3f}x {'MET' if b <= 1.0 else 'MISSED'}; "

@@ -15,6 +15,9 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
+
 import superspark
 from pyspark.sql import functions as F
 
@@ -124,8 +127,8 @@ def main():
 
     def ratio(a, b, kind):
         """How much faster `a` is than `b`: the median over the repeats of the paired ratio (the two
-        jobs ran one after the other in the same repeat)."""
-        return statistics.median(tb / ta for ta, tb in zip(times[(a, kind)], times[(b, kind)]))
+        jobs ran one after the other in the same repeat), with min-max."""
+        return rounds.ratio_line(times[(b, kind)], times[(a, kind)])
 
     print(f"rows={ROWS} repeats={REPEATS} (medians), local[2]")
     print(f"{'format':<6} {'write rows/s':>14} {'full scan rows/s':>17} {'2-col rows/s':>14} {'size MB':>9}")
@@ -133,18 +136,18 @@ def main():
         print(f"{fmt:<6} {r['write']:>14,.0f} {r['read_full']:>17,.0f} {r['read_2cols']:>14,.0f} {r['bytes'] / 1e6:>9.1f}")
     for other in ("avro", "json"):
         for k in KINDS:
-            print(f"ratio=bsup/{other} {k} {ratio('bsup', other, k):.2f}")
+            print(f"bsup/{other} {k}: {ratio('bsup', other, k)}")
     for k in KINDS:
-        print(f"ratio=bsup5/avro {k} {ratio('bsup5', 'avro', k):.2f}")
+        print(f"bsup5/avro {k}: {ratio('bsup5', 'avro', k)}")
     # The row reader on the same files, and the columnar reader against it.
     for k in ("read_full", "read_2cols"):
-        print(f"ratio=bsup_rows/avro {k} {ratio('bsup_rows', 'avro', k):.2f}")
-        print(f"ratio=bsup5_rows/avro {k} {ratio('bsup5_rows', 'avro', k):.2f}")
-        print(f"ratio=bsup/bsup_rows {k} {ratio('bsup', 'bsup_rows', k):.2f} (columnar vs row reader, version 0)")
-        print(f"ratio=bsup5/bsup5_rows {k} {ratio('bsup5', 'bsup5_rows', k):.2f} (columnar vs row reader, version 5)")
+        print(f"bsup_rows/avro {k}: {ratio('bsup_rows', 'avro', k)}")
+        print(f"bsup5_rows/avro {k}: {ratio('bsup5_rows', 'avro', k)}")
+        print(f"bsup/bsup_rows {k}: {ratio('bsup', 'bsup_rows', k)} (columnar vs row reader, version 0)")
+        print(f"bsup5/bsup5_rows {k}: {ratio('bsup5', 'bsup5_rows', k)} (columnar vs row reader, version 5)")
     # Version 5 vs version 0 (target: within 10%, i.e. >= 0.90).
     for k in KINDS:
-        print(f"ratio=bsup5/bsup {k} {ratio('bsup5', 'bsup', k):.2f}")
+        print(f"bsup5/bsup {k}: {ratio('bsup5', 'bsup', k)}")
     with open(glob.glob(os.path.join(paths["bsup5"], "*.bsup"))[0], "rb") as f:
         assert f.read(1) == b"\x85", "bsup5 files start with the version 5 byte"
     spark.stop()

@@ -37,6 +37,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 APPEND_COLUMNS = int(os.environ.get("BENCH_APPEND_COLUMNS", 1000))
 APPEND_ROWS = int(os.environ.get("BENCH_APPEND_ROWS", 200000))
@@ -121,10 +124,6 @@ class Side:
         self.p.wait(timeout=120)
 
 
-def spread(xs):
-    return f"{statistics.median(xs):.3f}s (min {min(xs):.3f}, max {max(xs):.3f})"
-
-
 def main() -> None:
     jars = sorted(glob.glob(os.path.join(ROOT, "jvm", "target", "spark-4.2", "delta-jars", "*.jar")))
     if not jars:
@@ -149,11 +148,11 @@ def main() -> None:
                         held.append(r["counts"]["heldBytesPeak"])
                 shutil.rmtree(os.path.join(BASE, f"append-off-{rnd}"))
                 shutil.rmtree(os.path.join(BASE, f"append-on-{rnd}"))
-            ratios = [a / b for a, b in zip(t["off"], t["on"])]
+            ratios = rounds.ratios(t["off"], t["on"])
             print(f"delta append {APPEND_COLUMNS} columns x {APPEND_ROWS} rows, {APPEND_FILES} files: "
-                  f"off {spread(t['off'])}, on {spread(t['on'])}", flush=True)
-            print(f"append_write: ratio={statistics.median(ratios):.3f} (off/on per round, min {min(ratios):.3f}, "
-                  f"max {max(ratios):.3f}; overhead {100 * (1 / statistics.median(ratios) - 1):+.1f}%)", flush=True)
+                  f"off {rounds.spread(t['off'])}, on {rounds.spread(t['on'])}", flush=True)
+            print(f"append_write: {rounds.ratio_line(t['off'], t['on'], 3)} off/on; "
+                  f"overhead {100 * (1 / statistics.median(ratios) - 1):+.1f}%", flush=True)
             print(f"held bytes per writer: peak {max(held)} bytes over the run ({max(held) // (1 << 20)} MiB, "
                   f"2 tasks writing at once)", flush=True)
         if "read" in PARTS:
@@ -179,12 +178,10 @@ def main() -> None:
             print(f"wide Delta table: {WIDE_FILES} files x {WIDE_COLUMNS} columns x {WIDE_ROW_GROUPS} row groups of "
                   f"{WIDE_ROWS} rows; 5 columns read; footers decoded from the FlatBuffer on the first query: {flat}")
             for q in ("first", "second"):
-                ratios = [a / b for a, b in zip(t[(q, "off")], t[(q, "on")])]
                 label = "footer cache empty on both sides" if q == "first" else \
                     "superspark's warm footer cache against Delta's uncached reader"
-                print(f"delta_wide_{q}: off {spread(t[(q, 'off')])}, on {spread(t[(q, 'on')])}; "
-                      f"ratio={statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}; {label})",
-                      flush=True)
+                print(f"delta_wide_{q}: off {rounds.spread(t[(q, 'off')])}, on {rounds.spread(t[(q, 'on')])}; "
+                      f"{rounds.ratio_line(t[(q, 'off')], t[(q, 'on')])}; {label}", flush=True)
     finally:
         off.close()
         on.close()

@@ -4,9 +4,12 @@ decode vs superspark's FlatBuffer footer in the private and final forms, and the
 groups, statistics and dictionaries on).
 
 JMH (bench/parquet_footer/jmh, compiled here with JMH's annotation processor; the JMH jars
-come from `sbt footerBenchJars`, a bench-only configuration): 2 forks x (3 warm-up + 5
-measured iterations of 1 s, at least one operation each). Reported: the median of the 10
-measured iterations (average time per operation in each) with their min-max spread.
+come from `sbt footerBenchJars`, a bench-only configuration): FOOTER_BENCH_ROUNDS (3) paired rounds,
+each one JMH run of every benchmark (1 fork x (3 warm-up + 5 measured iterations of 1 s, at least
+one operation each)), so that parquet-java and superspark meet the machine's load of the same
+minutes. The table gives each benchmark's median of all measured iterations [min-max]; a speedup
+is the median of the rounds' ratios (each round's parquet-java median over its FlatBuffer median)
+with min-max.
 
 Cold: `python -m superspark.footer add` and `migrate --to final` as a user runs them (a new
 Python process and a new JVM per call, on a fresh copy of the fixture), COLD_RUNS times each
@@ -36,9 +39,13 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 import fixtures  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(HERE))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
+
 # FOOTER_BENCH_JMH: other JMH options (default below); FOOTER_BENCH_ONLY: a JMH benchmark regex
 # (default: every benchmark; the table and ratio lines then show what was run).
-JMH = os.environ.get("FOOTER_BENCH_JMH", "-f 2 -wi 3 -i 5 -w 1s -r 1s").split()
+JMH = os.environ.get("FOOTER_BENCH_JMH", "-f 1 -wi 3 -i 5 -w 1s -r 1s").split()
+ROUNDS = int(os.environ.get("FOOTER_BENCH_ROUNDS", 3))
 ONLY = os.environ.get("FOOTER_BENCH_ONLY", "io.superspark.bench")
 COLD_RUNS = 3
 
@@ -115,26 +122,33 @@ def _spread(xs) -> str:
     return f"{statistics.median(xs):.2f} s [{min(xs):.2f}-{max(xs):.2f}]"
 
 
-def run_jmh(classes: str, folder: str, columns) -> dict:
-    result = os.path.join(REPO, "bench", "out", "jmh-result.json")
-    cmd = ["java", "-cp", classpath(classes), "org.openjdk.jmh.Main", *JMH,
-           "-p", "columns=" + ",".join(map(str, columns)),
-           "-jvmArgs", f"-Xmx6g -Dfooter.bench.dir={folder}",
-           "-rf", "json", "-rff", result, ONLY]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return load_jmh(result)
+def run_jmh(classes: str, folder: str, columns) -> tuple[dict, dict]:
+    """ROUNDS JMH runs of every benchmark: (stats over every round's measured iterations,
+    {key: [the median of each round]})."""
+    raw, per_round = {}, {}
+    for rnd in range(ROUNDS):
+        result = os.path.join(REPO, "bench", "out", f"jmh-result-{rnd}.json")
+        cmd = ["java", "-cp", classpath(classes), "org.openjdk.jmh.Main", *JMH,
+               "-p", "columns=" + ",".join(map(str, columns)),
+               "-jvmArgs", f"-Xmx6g -Dfooter.bench.dir={folder}",
+               "-rf", "json", "-rff", result, ONLY]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        for key, xs in load_jmh(result).items():
+            raw.setdefault(key, []).extend(xs)
+            per_round.setdefault(key, []).append(statistics.median(xs))
+    stats = {k: {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)} for k, xs in raw.items()}
+    return stats, per_round
 
 
 def load_jmh(result: str) -> dict:
-    """{(benchmark, columns, form): median, min, max, n} from JMH's JSON result file."""
-    stats = {}
+    """{(benchmark, columns, form): [ms of each measured iteration]} from JMH's JSON result file."""
+    out = {}
     for b in json.load(open(result)):
         name = b["benchmark"].rsplit(".", 1)[1]
         params = b.get("params", {})
-        raw = [x for fork in b["primaryMetric"]["rawData"] for x in fork]
         key = (name, int(params["columns"]), params.get("form"))
-        stats[key] = {"median": statistics.median(raw), "min": min(raw), "max": max(raw), "n": len(raw)}
-    return stats
+        out[key] = [x for fork in b["primaryMetric"]["rawData"] for x in fork]
+    return out
 
 
 def main() -> int:
@@ -154,9 +168,12 @@ def main() -> int:
     classes = os.path.join(REPO, "bench", "out", "jmh-classes")
     compile_benchmarks(classes)
     started = time.perf_counter()
-    s = run_jmh(classes, folder, columns)
-    print(f"JMH run: {time.perf_counter() - started:.0f}s ({' '.join(JMH)}); ms per operation, "
-          "median of the measured iterations [min-max]\n")
+    s, per_round = run_jmh(classes, folder, columns)
+    print(f"JMH: {ROUNDS} rounds in {time.perf_counter() - started:.0f}s ({' '.join(JMH)} each); ms per operation, "
+          "median of the measured iterations of every round [min-max]\n")
+
+    def speedup(c, form, bench) -> str:  # parquet-java over `bench`, round by round
+        return rounds.ratio_line(per_round[("thriftDecode", c, None)], per_round[(bench, c, form)], 1)
 
     def fmt(key):
         if key not in s:
@@ -192,20 +209,23 @@ def main() -> int:
                     print(f"ratio={48 / f:.2f} full_decode_vs_48ms_target form={form} columns={c} ({f:.1f} ms, CRCs included; "
                           "met when >= 1)" + (f" verified bytes: {fv:.1f} ms, ratio={48 / fv:.2f}" if fv else ""))
                 if t and p:
-                    print(f"ratio={t / p:.0f} projected_10_columns_vs_500x_target form={form} columns={c} "
-                          f"(parquet-java {t:.1f} ms / {p:.2f} ms, CRCs included)"
-                          + (f"; verified bytes (cache hit): {pv:.2f} ms, ratio={t / pv:.0f}" if pv else ""))
+                    print(f"projected_10_columns_vs_500x_target form={form} columns={c}: "
+                          f"{speedup(c, form, 'projectedDecode')} (parquet-java {t:.1f} ms / {p:.2f} ms, CRCs included)")
+                if t and pv:
+                    print(f"projected_10_columns_verified_bytes form={form} columns={c}: "
+                          f"{speedup(c, form, 'projectedDecodeVerified')} (not equal work: a footer-cache hit, bytes in "
+                          f"memory and CRC-checked before, {pv:.2f} ms, against parquet-java's full decode {t:.1f} ms)")
             if t is None or f is None or p is None or ("fullDecodeEager", c, form) not in med:
                 continue
             e = med[("fullDecodeEager", c, form)]
-            print(f"ratio={t / f:.1f} full_decode_speedup form={form} columns={c} "
+            print(f"full_decode_speedup form={form} columns={c}: {speedup(c, form, 'fullDecode')} "
                   f"(parquet-java {t:.1f} ms / FlatBuffer {f:.1f} ms: both CRCs over the whole FlatBuffer, "
                   "verifier of everything but the statistics tables, decode; statistics verified and decoded "
                   "on first access)" + (" target>=15" if c == 10000 else ""))
-            print(f"ratio={t / e:.1f} full_decode_eager_statistics_speedup form={form} columns={c} "
+            print(f"full_decode_eager_statistics_speedup form={form} columns={c}: {speedup(c, form, 'fullDecodeEager')} "
                   f"(parquet-java {t:.1f} ms / FlatBuffer {e:.1f} ms: both CRCs, the whole verifier, decode "
                   "with every statistic built at open, as parquet-java does)")
-            print(f"ratio={t / p:.1f} projected_10_columns_speedup form={form} columns={c} "
+            print(f"projected_10_columns_speedup form={form} columns={c}: {speedup(c, form, 'projectedDecode')} "
                   f"(parquet-java {t:.1f} ms / {p:.2f} ms: both CRCs over the whole FlatBuffer, verifier of "
                   "what is read, decode of 10 columns)")
         if ("add", c, None) not in med:

@@ -38,6 +38,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
+
 COLUMNS = int(os.environ.get("BENCH_COLUMNS", 10000))
 FILES = int(os.environ.get("BENCH_FILES", 50))
 PARTS = set(os.environ.get("BENCH_PARTS", "read,write,cache").split(","))
@@ -97,9 +100,8 @@ def timed(fn):
 def paired(name: str, off: list, on: list, extra: str = "") -> str:
     """One figure from paired rounds (round i's vanilla and superspark run back to back): the medians of
     each side's seconds, and the median of the rounds' ratios (vanilla / superspark) with their min-max."""
-    ratios = sorted(a / b for a, b in zip(off, on))
     return (f"{name}: off={statistics.median(off):.3f}s on={statistics.median(on):.3f}s{extra} "
-            f"ratio={statistics.median(ratios):.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f}, {len(ratios)} paired rounds)")
+            f"{rounds.ratio_line(off, on)}")
 
 
 def main() -> None:

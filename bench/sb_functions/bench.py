@@ -1,7 +1,8 @@
 """sb_decode / sb_encode vs from_avro / to_avro (spark-avro 4.1.1, bench-only jar) vs
 from_json / to_json on the same small records (7 mixed fields), side by side in one run.
 The three binary/string columns are cached in memory first; each measurement evaluates every
-row into Spark's `noop` sink. Prints rows/s (medians of repeats) and ratio= lines.
+row into Spark's `noop` sink. Prints rows/s (medians of repeats) and ratio= lines: each the median of
+the repeats' paired ratios (every case runs once per repeat, round robin), with min-max.
 
     make bench-sb            # BENCH_ROWS=2000000 BENCH_REPEATS=5 by default (+1 warm-up round)
 """
@@ -16,6 +17,9 @@ import superspark
 from pyspark.sql import functions as F
 
 from superspark import functions as SF
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROWS = int(os.environ.get("BENCH_ROWS", "2000000"))
@@ -88,8 +92,7 @@ for round_ in range(REPEATS + 1):
 rate = {k: ROWS / statistics.median(v) for k, v in times.items()}
 for k, r in rate.items():
     print(f"{k:10s} {r:12,.0f} rows/s  (median of {REPEATS}: {statistics.median(times[k]):.2f} s)")
-print(f"ratio=sb_decode/from_avro {rate['sb_decode'] / rate['from_avro']:.2f}  (target >= 1.5)")
-print(f"ratio=sb_decode/from_json {rate['sb_decode'] / rate['from_json']:.2f}  (target >= 3.0)")
-print(f"ratio=sb_encode/to_avro {rate['sb_encode'] / rate['to_avro']:.2f}  (target >= 1.0)")
-print(f"ratio=sb_encode/to_json {rate['sb_encode'] / rate['to_json']:.2f}")
+for fast, slow, target in (("sb_decode", "from_avro", " (target >= 1.5)"), ("sb_decode", "from_json", " (target >= 3.0)"),
+                           ("sb_encode", "to_avro", " (target >= 1.0)"), ("sb_encode", "to_json", "")):
+    print(f"{fast}/{slow}: {rounds.ratio_line(times[slow], times[fast])}{target}")
 spark.stop()

@@ -17,6 +17,7 @@ from typing import Any, Optional
 __version__ = "0.1.0"
 
 #: The class to name in ``spark.sql.extensions``.
+EVERY_WRITER_PLUGIN = "io.superspark.parquet.footer.writers.EveryWriterPlugin"
 EXTENSIONS_CLASS = "io.superspark.SuperSparkExtensions"
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -130,6 +131,9 @@ def session(app_name: Optional[str] = None, master: str = "local[*]", **conf: An
     settings = {k: str(v) for k, v in conf.items()}
     settings["spark.jars"] = _append(settings.get("spark.jars"), jar_path())
     settings["spark.sql.extensions"] = _append(settings.get("spark.sql.extensions"), EXTENSIONS_CLASS)
+    if settings.get("spark.superspark.parquet.footer.everyWriter", "").strip().lower() == "true":
+        # the executors' every-writer counts reach the driver (parquet_interceptor.every_writer_counts)
+        settings["spark.plugins"] = _append(settings.get("spark.plugins"), EVERY_WRITER_PLUGIN)
     builder = SparkSession.builder.master(master).appName(app_name or "superspark")
     for k, v in settings.items():
         builder = builder.config(k, v)

@@ -84,14 +84,19 @@ def clear_footer_cache(spark) -> None:
     spark.sparkContext._jvm.io.superspark.parquet.interceptor.FooterCache.clear()
 
 
-def every_writer_counts(spark) -> Dict[str, int]:
-    """With ``spark.superspark.parquet.footer.everyWriter=true``: the Parquet files this JVM (the
-    driver; in local mode also every task) wrote, by outcome: ``extended`` (the footer was added),
-    or left alone by reason (``alreadyExtended``, ``encrypted``, ``tailOverLimit``, ``flushed``,
-    ``sizeRecordedByWriter``, ``unrepresentable``, ``notParquetTail``, ``deltaLog``,
-    ``notParquetName``), and ``heldBytesPeak``, the most bytes held back at once by open files.
-    Executors of a cluster keep their own counts (and log each file left alone)."""
-    return json.loads(spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup.countsJson())
+def every_writer_counts(spark, jvm: bool = False) -> Dict[str, int]:
+    """With ``spark.superspark.parquet.footer.everyWriter=true``: the Parquet files the application
+    wrote, by outcome: ``extended`` (the footer was added), or left alone by reason
+    (``alreadyExtended``, ``encrypted``, ``tailOverLimit``, ``flushed``, ``sizeRecordedByWriter``,
+    ``unrepresentable``, ``notParquetTail``, ``deltaLog``, ``notParquetName``), and
+    ``heldBytesPeak``, the most bytes held back at once by one JVM's open files.
+
+    The executors of a cluster send their counts to the driver as their tasks end, through the
+    plugin ``io.superspark.parquet.footer.writers.EveryWriterPlugin`` (``spark.plugins``; added by
+    :func:`superspark.session` with the setting on); without it, only the driver JVM's own files
+    are counted. ``jvm=True``: the driver JVM's own counts only (in local mode, every task's)."""
+    w = spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup
+    return json.loads(w.countsJson(bool(jvm)))
 
 
 def reset_every_writer_counts(spark) -> None:

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types._
 
 /**
  * Super Binary that SuperDB reads back (issue #22): nullable columns as `T|null` unions at
- * version 5, decimals as named types, the type map of docs/bsup.md checked cell by cell
+ * version 5, decimals as named types, the type map of docs/bsup-superdb.md checked cell by cell
  * against what SuperDB wrote for the `spark_like` table (../shared/interop/superdb).
  */
 class BsupSuperdbSuite extends SparkSessionSuite {
@@ -76,7 +76,7 @@ class BsupSuperdbSuite extends SparkSessionSuite {
     assert(diffs.forall(i => decBodies.exists(s => i >= s && i < s + 8)))
   }
 
-  test("the type map in docs/bsup.md holds cell by cell for spark_like (both versions, both directions)") {
+  test("the type map in docs/bsup-superdb.md holds cell by cell for spark_like (both versions, both directions)") {
     val rows = typeMapRows()
     val df = sparkLike
     assert(rows.map(_.column) == df.schema.fieldNames.toSeq, "one row per spark_like column, in order")
@@ -486,9 +486,9 @@ object BsupSuperdbSuite {
   final case class TypeMapRow(column: String, spark: String, ourV0: String, ourV5: String, superdbV0: String,
       superdbV5: String, readV0: String, readV5: String)
 
-  /** The rows of the spark_like type map in docs/bsup.md (between its two marker comments). */
+  /** The rows of the spark_like type map in docs/bsup-superdb.md (between its two marker comments). */
   def typeMapRows(): Seq[TypeMapRow] = {
-    val doc = new String(Files.readAllBytes(new File("docs/bsup.md").toPath), "UTF-8")
+    val doc = new String(Files.readAllBytes(new File("docs/bsup-superdb.md").toPath), "UTF-8")
     val body = doc.split("<!-- type-map:start -->", 2)(1).split("<!-- type-map:end -->", 2)(0)
     body.linesIterator.map(_.trim).filter(l => l.startsWith("| `")).map { l =>
       val cells = l.stripPrefix("|").stripSuffix("|").split("(?<!\\\\)\\|").map(_.trim.replace("\\|", "|").stripPrefix("`").stripSuffix("`"))

@@ -158,11 +158,38 @@ private[superspark] object EveryWriter {
     heldPeak.accumulateAndGet(now, math.max)
   }
 
+  val counterNames: Seq[String] = ("extended" +: Reasons.all) :+ "heldBytesPeak"
+
   /** The counters of this JVM: files extended, files left alone by reason, and the held bytes' peak. */
   def counts: Map[String, Long] =
     (("extended" +: Reasons.all).map(k => k -> counter(k).get) :+ ("heldBytesPeak" -> heldPeak.get)).toMap
 
-  def reset(): Unit = { counters.clear(); heldPeak.set(heldNow.get) }
+  // What this JVM has sent to the driver ([[EveryWriterPlugin]], executors), and what the driver got.
+  private var sent = Map.empty[String, Long]
+  private val remote = new ConcurrentHashMap[String, AtomicLong]()
+
+  /** The counters' gains since the last call (zeros left out), the held peak as it is. */
+  def takeGained(): Map[String, Long] = synchronized {
+    val now = counts
+    val gained = now.map { case (k, v) => k -> (if (k == "heldBytesPeak") v else v - sent.getOrElse(k, 0L)) }
+      .filter { case (k, v) => v > 0 && (k != "heldBytesPeak" || v != sent.getOrElse(k, 0L)) }
+    sent = now
+    gained
+  }
+
+  /** On the driver: an executor's gains. */
+  def addRemote(gained: Map[String, Long]): Unit = gained.foreach {
+    case ("heldBytesPeak", v) => remote.computeIfAbsent("heldBytesPeak", _ => new AtomicLong).accumulateAndGet(v, math.max)
+    case (k, v) => remote.computeIfAbsent(k, _ => new AtomicLong).addAndGet(v)
+  }
+
+  /** The application's counts on the driver: this JVM's and every remote executor's (with [[EveryWriterPlugin]]). */
+  def applicationCounts: Map[String, Long] = counts.map {
+    case ("heldBytesPeak", v) => "heldBytesPeak" -> math.max(v, Option(remote.get("heldBytesPeak")).fold(0L)(_.get))
+    case (k, v) => k -> (v + Option(remote.get(k)).fold(0L)(_.get))
+  }
+
+  def reset(): Unit = synchronized { counters.clear(); heldPeak.set(heldNow.get); remote.clear(); sent = Map.empty }
 
   /** `path` is to be held: a `*.parquet` name, not in a Delta log. None: held; else why not. */
   def skipReason(path: Path): Option[LeftAlone] = {

@@ -37,7 +37,8 @@ private[superspark] object EveryWriterSetup {
       s"(held tail at most $maxTail bytes per open file)")
   }
 
-  /** [[EveryWriter.counts]] as JSON, for Python. */
-  def countsJson(): String = EveryWriter.counts.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+  /** [[EveryWriter.applicationCounts]] as JSON, for Python; `jvm`: this JVM's own counts only. */
+  def countsJson(jvm: Boolean): String = (if (jvm) EveryWriter.counts else EveryWriter.applicationCounts)
+    .toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
   def reset(): Unit = EveryWriter.reset()
 }
