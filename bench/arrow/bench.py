@@ -1,8 +1,9 @@
 """superspark.arrow overhead: to_arrow vs df.toArrow(), from_arrow vs createDataFrame.
 
 One DataFrame with a uuid (binary(16)), a json (string), a variant and a 2x2 float32
-fixed-shape tensor column, cached in Spark. Each side is timed ROUNDS times, interleaved,
-and the medians are compared. Usage: bench/arrow/run.sh [rows] (default 10,000,000, the
+fixed-shape tensor column, cached in Spark. Each side is timed ROUNDS times in paired rounds
+(both sides in each round, the order alternating); each `ratio=` is the median of the rounds'
+ratios with min-max. Usage: bench/arrow/run.sh [rows] (default 10,000,000, the
 issue's size). Also prints the peak memory of the Python driver process and the JVM heap.
 """
 
@@ -18,6 +19,9 @@ import pyarrow as pa
 import superspark
 import superspark.arrow as sa
 from superspark.arrow import _convert
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
 
 # Time spent inside Spark's own transfer, to report superspark's own work separately.
 _inner = []
@@ -101,13 +105,12 @@ def main():
     m = statistics.median
     print(f"schema: {', '.join(f'{f.name}={f.type}' for f in canonical.schema)}")
     print(f"to_arrow: median {m(to_ext):.3f}s vs df.toArrow() {m(to_plain):.3f}s "
-          f"ratio={m(to_ext) / m(to_plain):.3f}")
-    print(f"own work (outside Spark's transfer): to_arrow {m(to_own) * 1000:.0f} ms "
-          f"= {m(to_own) / m(to_plain) * 100:.1f}% of toArrow, from_arrow "
-          f"{m(from_own) * 1000:.0f} ms = {m(from_own) / m(from_plain) * 100:.1f}% of "
-          "createDataFrame")
+          f"{rounds.ratio_line(to_ext, to_plain, 3)}")
+    print(f"own work (outside Spark's transfer): to_arrow {m(to_own) * 1000:.0f} ms, share of toArrow "
+          f"{rounds.ratio_line(to_own, to_plain, 4)}; from_arrow {m(from_own) * 1000:.0f} ms, share of "
+          f"createDataFrame {rounds.ratio_line(from_own, from_plain, 4)}")
     print(f"from_arrow: median {m(from_ext):.3f}s vs createDataFrame {m(from_plain):.3f}s "
-          f"ratio={m(from_ext) / m(from_plain):.3f}")
+          f"{rounds.ratio_line(from_ext, from_plain, 3)}")
     rt = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"memory: python peak RSS {peak:.0f} MB"

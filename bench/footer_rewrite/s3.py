@@ -35,8 +35,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests_stores"))
+sys.path.insert(0, os.path.dirname(HERE))
 
 from conftest import endpoints, s3a_spark_conf  # noqa: E402  (the S3A settings a user gives)
+import rounds  # noqa: E402  (bench/rounds.py: paired rounds into one figure)
 
 MIB = int(os.environ.get("BENCH_REWRITE_S3_MIB", "1024"))
 COLUMNS = int(os.environ.get("BENCH_REWRITE_S3_COLUMNS", "10000"))
@@ -204,16 +206,13 @@ def main() -> None:
         print(f"{mode}: time {span(times[mode])} s (the replacement alone {span(replace_times[mode])} s), received {span(received[mode], 1e6, '{:.3f}')} MB, sent "
               f"{span(sent[mode], 1e6, '{:.3f}')} MB, client bytes / (old tail + new tail) = "
               f"{span(total, old_tail + new_tail)}", flush=True)
-    t_ratio = med(times["streamed"]) / med(times["server"])
-    b_ratio = med([r + s for r, s in zip(received["streamed"], sent["streamed"])]) / \
-        med([r + s for r, s in zip(received["server"], sent["server"])])
-    print(f"time_streamed_over_server: ratio={t_ratio:.2f} (goal >= 10)", flush=True)
-    print(f"replacement_time_streamed_over_server: ratio="
-          f"{med(replace_times['streamed']) / med(replace_times['server']):.2f}", flush=True)
-    print(f"client_bytes_streamed_over_server: ratio={b_ratio:.1f}", flush=True)
-    print(f"client_bytes_server_over_tails: ratio="
-          f"{med([r + s for r, s in zip(received['server'], sent['server'])]) / (old_tail + new_tail):.3f} (goal <= 1.1)",
+    client = {m: [r + s for r, s in zip(received[m], sent[m])] for m in ("server", "streamed")}
+    print(f"time_streamed_over_server: {rounds.ratio_line(times['streamed'], times['server'])} (goal >= 10)", flush=True)
+    print(f"replacement_time_streamed_over_server: {rounds.ratio_line(replace_times['streamed'], replace_times['server'])}",
           flush=True)
+    print(f"client_bytes_streamed_over_server: {rounds.ratio_line(client['streamed'], client['server'], 1)}", flush=True)
+    print(f"client_bytes_server_over_tails: {rounds.ratio_line(client['server'], [old_tail + new_tail] * ROUNDS, 3)} "
+          "(goal <= 1.1)", flush=True)
     spark.stop()
 
 
