@@ -206,7 +206,8 @@ ThisBuild / benchCompile := {}
 root / benchCompile := {
   val log = streams.value.log
   val base = (root / baseDirectory).value
-  val sources = ((base / "bench") ** "*.java").get.sortBy(_.getPath)
+  // not bench/out: the benches' own runs compile there, and JMH's processor writes its generated sources beside the classes
+  val sources = ((base / "bench") ** "*.java").get.filterNot(_.relativeTo(base / "bench" / "out").isDefined).sortBy(_.getPath)
   val jmh = (root / update).value.select(configurationFilter(FooterBench.name))
   val cp = ((root / Compile / fullClasspath).value.map(_.data) ++ jmh).map(_.getAbsolutePath)
   val out = (root / target).value / "bench-classes"
