@@ -158,35 +158,36 @@ private[superspark] object EveryWriter {
     heldPeak.accumulateAndGet(now, math.max)
   }
 
-  val counterNames: Seq[String] = ("extended" +: Reasons.all) :+ "heldBytesPeak"
+  val HeldPeak = "heldBytesPeak"
+  val counterNames: Seq[String] = ("extended" +: Reasons.all) :+ HeldPeak
+
+  /** One counter of this JVM (`heldBytesPeak`: the held bytes' peak). */
+  def count(name: String): Long = if (name == HeldPeak) heldPeak.get else counter(name).get
 
   /** The counters of this JVM: files extended, files left alone by reason, and the held bytes' peak. */
-  def counts: Map[String, Long] =
-    (("extended" +: Reasons.all).map(k => k -> counter(k).get) :+ ("heldBytesPeak" -> heldPeak.get)).toMap
+  def counts: Map[String, Long] = counterNames.map(k => k -> count(k)).toMap
 
   // What this JVM has sent to the driver ([[EveryWriterPlugin]], executors), and what the driver got.
   private var sent = Map.empty[String, Long]
   private val remote = new ConcurrentHashMap[String, AtomicLong]()
 
-  /** The counters' gains since the last call (zeros left out), the held peak as it is. */
+  /** What changed since the last call: each counter's gain, and the held peak itself when it moved. */
   def takeGained(): Map[String, Long] = synchronized {
-    val now = counts
-    val gained = now.map { case (k, v) => k -> (if (k == "heldBytesPeak") v else v - sent.getOrElse(k, 0L)) }
-      .filter { case (k, v) => v > 0 && (k != "heldBytesPeak" || v != sent.getOrElse(k, 0L)) }
+    val (now, before) = (counts, sent)
     sent = now
-    gained
+    now.collect { case (k, v) if v != before.getOrElse(k, 0L) => k -> (if (k == HeldPeak) v else v - before.getOrElse(k, 0L)) }
   }
 
-  /** On the driver: an executor's gains. */
-  def addRemote(gained: Map[String, Long]): Unit = gained.foreach {
-    case ("heldBytesPeak", v) => remote.computeIfAbsent("heldBytesPeak", _ => new AtomicLong).accumulateAndGet(v, math.max)
-    case (k, v) => remote.computeIfAbsent(k, _ => new AtomicLong).addAndGet(v)
+  /** On the driver: an executor's gains (its held peak is a maximum, not a gain). */
+  def addRemote(gained: Map[String, Long]): Unit = gained.foreach { case (k, v) =>
+    val c = remote.computeIfAbsent(k, _ => new AtomicLong)
+    if (k == HeldPeak) c.accumulateAndGet(v, math.max) else c.addAndGet(v)
   }
 
   /** The application's counts on the driver: this JVM's and every remote executor's (with [[EveryWriterPlugin]]). */
-  def applicationCounts: Map[String, Long] = counts.map {
-    case ("heldBytesPeak", v) => "heldBytesPeak" -> math.max(v, Option(remote.get("heldBytesPeak")).fold(0L)(_.get))
-    case (k, v) => k -> (v + Option(remote.get(k)).fold(0L)(_.get))
+  def applicationCounts: Map[String, Long] = counts.map { case (k, v) =>
+    val r = Option(remote.get(k)).fold(0L)(_.get)
+    k -> (if (k == HeldPeak) math.max(v, r) else v + r)
   }
 
   def reset(): Unit = synchronized { counters.clear(); heldPeak.set(heldNow.get); remote.clear(); sent = Map.empty }

@@ -31,7 +31,7 @@ class EveryWriterPlugin extends SparkPlugin {
       remote = ctx.executorID != "driver" // SparkContext.DRIVER_IDENTIFIER (private[spark])
       EveryWriter.counterNames.foreach { name =>
         ctx.metricRegistry.register(s"everyWriter.$name", new Gauge[Long] {
-          override def getValue: Long = EveryWriter.counts.getOrElse(name, 0L)
+          override def getValue: Long = EveryWriter.count(name)
         })
       }
     }
