@@ -267,17 +267,21 @@ record("parquet_java", p, lambda: spark.read.parquet(p))
 
 # Spark's Parquet writer: plain (the file system adds the footer), and with superspark's own
 # footer write (the file carries it already: never extended twice)
+# (and each write's stages in the write metrics, summed per stage)
 p = os.path.join(out, "spark-plain")
+stages = len(pi.every_writer_stage_counts(spark))
 base(0, 25).write.parquet(p)
-record("spark_plain", p, lambda: spark.read.parquet(p))
-before = pi.every_writer_counts(spark)
+plain_stages = pi.every_writer_stage_counts(spark)[stages:]
+record("spark_plain", p, lambda: spark.read.parquet(p), {"stage_counts": [s["counts"] for s in plain_stages]})
+before, stages = pi.every_writer_counts(spark), len(pi.every_writer_stage_counts(spark))
 spark.conf.set("spark.superspark.parquet.footer.write", "true")
 p = os.path.join(out, "spark-footer-write")
 base(0, 25).write.parquet(p)
 spark.conf.unset("spark.superspark.parquet.footer.write")
-after = pi.every_writer_counts(spark)
+after, write_stages = pi.every_writer_counts(spark), pi.every_writer_stage_counts(spark)[stages:]
 record("spark_footer_write", p, lambda: spark.read.parquet(p),
-       {"already_extended": after["alreadyExtended"] - before["alreadyExtended"]})
+       {"already_extended": after["alreadyExtended"] - before["alreadyExtended"],
+        "stage_counts": [s["counts"] for s in write_stages]})
 
 result["counts"] = pi.every_writer_counts(spark)
 result["seconds"] = round(time.monotonic() - t0, 1)

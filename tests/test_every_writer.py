@@ -146,6 +146,15 @@ def _duck_rows(path):
     return sorted(duckdb.sql(f"SELECT id, part, v, s FROM read_parquet('{path}', hive_partitioning = false)").fetchall())
 
 
+def test_write_metrics_count_each_write_s_files_in_its_stage(app):
+    """The write metrics (named accumulators ``everyWriter.<counter>`` that each task adds its files
+    to, summed per stage): the stage of Spark's plain write shows each of its files extended, the
+    stage of superspark's own footer write shows each left alone as already extended."""
+    plain, own = app["scenarios"]["spark_plain"], app["scenarios"]["spark_footer_write"]
+    assert plain["stage_counts"] == [{"extended": len(plain["files"])}], plain["stage_counts"]
+    assert own["stage_counts"] == [{"alreadyExtended": len(own["files"])}], own["stage_counts"]
+
+
 def test_pyarrow_duckdb_and_arrow_rs_read_each_file_the_same(app):
     if not os.access(RS, os.X_OK):
         pytest.fail(f"{RS} is missing: build it with `make parquet-rs-check`")

@@ -29,10 +29,10 @@ includes them.
 from __future__ import annotations
 
 import json
-from typing import Dict
+from typing import Any, Dict, List
 
 __all__ = ["footer_metrics", "reset_footer_metrics", "scan_metrics", "footer_cache_metrics", "clear_footer_cache",
-           "every_writer_counts", "reset_every_writer_counts"]
+           "every_writer_counts", "reset_every_writer_counts", "every_writer_stage_counts"]
 
 
 def _jvm_metrics(spark):
@@ -97,6 +97,18 @@ def every_writer_counts(spark, jvm: bool = False) -> Dict[str, int]:
     are counted. ``jvm=True``: the driver JVM's own counts only (in local mode, every task's)."""
     w = spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup
     return json.loads(w.countsJson(bool(jvm)))
+
+
+def every_writer_stage_counts(spark) -> List[Dict[str, Any]]:
+    """The every-writer write metrics per stage: ``[{"stage": id, "attempt": n, "counts": {...}}]``,
+    one entry per stage attempt whose successful tasks created or closed a file through the
+    wrapped file systems, in the order they first did (the most recent 1,000), with the same
+    counter names as :func:`every_writer_counts` (no ``heldBytesPeak``). The same values are the
+    named accumulators ``everyWriter.<counter>`` on the stage's page in the Spark UI. Needs the
+    plugin (added by :func:`superspark.session` with the setting on); files written outside a
+    task (parquet-java in the driver) are in :func:`every_writer_counts` only."""
+    w = spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup
+    return json.loads(w.stageCountsJson())
 
 
 def reset_every_writer_counts(spark) -> None:

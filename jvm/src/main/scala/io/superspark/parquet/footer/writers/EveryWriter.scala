@@ -143,8 +143,18 @@ private[superspark] object EveryWriter {
   private val heldNow = new AtomicLong
   private val heldPeak = new AtomicLong
 
+  /**
+   * Told each outcome's counter name, in the thread that created or closed the file: the task's
+   * thread for a task's files ([[EveryWriterPlugin]] adds them to the task's accumulators).
+   */
+  @volatile private var listener: String => Unit = _ => ()
+  def onRecord(f: String => Unit): Unit = listener = f
+
   def record(path: Path, outcome: Outcome): Unit = {
     counter(outcome.name).incrementAndGet()
+    try listener(outcome.name) catch {
+      case e: Exception => log.warn(s"$path: the every-writer metrics listener failed (the file is unaffected)", e)
+    }
     outcome match {
       case LeftAlone(reason, detail) if reason != Reasons.NotParquetName && reason != Reasons.DeltaLog =>
         log.info(s"$path: written without the footer extension ($reason): $detail")
@@ -159,7 +169,9 @@ private[superspark] object EveryWriter {
   }
 
   val HeldPeak = "heldBytesPeak"
-  val counterNames: Seq[String] = ("extended" +: Reasons.all) :+ HeldPeak
+  /** The counters of files: extended, and left alone by reason. */
+  val fileCounterNames: Seq[String] = "extended" +: Reasons.all
+  val counterNames: Seq[String] = fileCounterNames :+ HeldPeak
 
   /** One counter of this JVM (`heldBytesPeak`: the held bytes' peak). */
   def count(name: String): Long = if (name == HeldPeak) heldPeak.get else counter(name).get

@@ -41,4 +41,17 @@ private[superspark] object EveryWriterSetup {
   def countsJson(jvm: Boolean): String = (if (jvm) EveryWriter.counts else EveryWriter.applicationCounts)
     .toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
   def reset(): Unit = EveryWriter.reset()
+
+  /**
+   * The write metrics summed per stage ([[EveryWriterPlugin.StageCounts]]) as a JSON list of
+   * `{"stage": id, "attempt": n, "counts": {...}}`, once the listener bus has delivered the events
+   * posted so far; an empty list without the plugin.
+   */
+  def stageCountsJson(): String = {
+    SparkInternals.activeContext.foreach(sc => SparkInternals.drainListenerBus(sc, 60000L))
+    EveryWriterPlugin.driverStages.fold(Seq.empty[(Int, Int, Map[String, Long])])(_.snapshot).map { case (s, a, m) =>
+      val counts = m.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+      s"""{"stage": $s, "attempt": $a, "counts": $counts}"""
+    }.mkString("[", ", ", "]")
+  }
 }

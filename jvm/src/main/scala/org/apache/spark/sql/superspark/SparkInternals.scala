@@ -12,4 +12,7 @@ object SparkInternals {
 
   /** The running application's SparkContext, if any (`SparkContext.getActive` is `private[spark]`). */
   def activeContext: Option[org.apache.spark.SparkContext] = org.apache.spark.SparkContext.getActive
+
+  /** Waits until the listener bus has delivered every event posted so far (`listenerBus` is `private[spark]`). */
+  def drainListenerBus(sc: org.apache.spark.SparkContext, timeoutMillis: Long): Unit = sc.listenerBus.waitUntilEmpty(timeoutMillis)
 }
