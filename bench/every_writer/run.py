@@ -12,7 +12,7 @@ application that does it.
    medians with min-max, `ratio=` off/on (write overhead = on/off - 1), and the most bytes the
    `on` side held back at once (heldBytesPeak: the memory of its open writers).
 2. read: a WIDE_COLUMNS-column Delta table (WIDE_FILES files of WIDE_ROW_GROUPS row groups of
-   WIDE_ROWS rows: a footer-parsing query, as bench-interceptor's) written by Delta's append on
+   WIDE_ROWS rows: bench-interceptor's footer-parsing table) written by Delta's append on
    each side; then, in the `on` application, Delta's scan of 5 columns with a filter that skips
    no file (its column is beyond Delta's 32 indexed columns), counted,
    twice in a row (first: footer cache emptied; second: superspark's warm footer cache against
@@ -23,12 +23,18 @@ application that does it.
    rules, its jobs over the log and Spark's canonicalization of the wide relation, the same work
    on both sides) and execution (the scan, where the footers are read).
 
+3. planning: a WIDE_COLUMNS-column Delta table with no data files and a Parquet folder of the same
+   schema, in the `off` application: the 5-column count planned on each (`executedPlan`), and
+   Spark's canonicalization of the Delta table's analyzed relation timed alone (Delta's
+   PrepareDeltaScan canonicalizes the scan's relation, in time quadratic in its columns), ROUNDS
+   rounds after a warm-up. This is the planning in part 2's queries.
+
 Warm: the JVMs (a warm-up step on each side before the timed rounds) and the OS page cache (the
 files are on local disk and were just written); cold: the footer cache before each first query.
 
 Environment: BENCH_APPEND_COLUMNS (1000), BENCH_APPEND_ROWS (200000), BENCH_APPEND_FILES (4),
-BENCH_WIDE_COLUMNS (10000), BENCH_WIDE_FILES (16), BENCH_WIDE_ROW_GROUPS (20), BENCH_WIDE_ROWS (5),
-BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read).
+BENCH_WIDE_COLUMNS (10000), BENCH_WIDE_FILES (50), BENCH_WIDE_ROW_GROUPS (20), BENCH_WIDE_ROWS (5),
+BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read,planning).
 """
 
 import glob
@@ -49,11 +55,11 @@ APPEND_COLUMNS = int(os.environ.get("BENCH_APPEND_COLUMNS", 1000))
 APPEND_ROWS = int(os.environ.get("BENCH_APPEND_ROWS", 200000))
 APPEND_FILES = int(os.environ.get("BENCH_APPEND_FILES", 4))
 WIDE_COLUMNS = int(os.environ.get("BENCH_WIDE_COLUMNS", 10000))
-WIDE_FILES = int(os.environ.get("BENCH_WIDE_FILES", 16))
+WIDE_FILES = int(os.environ.get("BENCH_WIDE_FILES", 50))
 WIDE_ROW_GROUPS = int(os.environ.get("BENCH_WIDE_ROW_GROUPS", 20))
 WIDE_ROWS = int(os.environ.get("BENCH_WIDE_ROWS", 5))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
-PARTS = set(os.environ.get("BENCH_PARTS", "write,read").split(","))
+PARTS = set(os.environ.get("BENCH_PARTS", "write,read,planning").split(","))
 BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-every-writer"))
 
 # The application each side runs: reads one command (JSON) per line, answers one JSON line.
@@ -109,6 +115,21 @@ for line in sys.stdin:
                         "metrics": pi.footer_metrics(spark)})
         spark.conf.unset("spark.superspark.parquet.footer.read")
         print(json.dumps(out), flush=True)
+    elif c["op"] == "planning":
+        cols, path = c["cols"], c["path"]
+        ddl = ", ".join(["id BIGINT"] + [f"c{i} {'INT' if i % 2 else 'DOUBLE'}" for i in range(1, c["columns"])])
+        spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{path}` ({ddl}) USING delta")
+        spark.createDataFrame([], ddl).write.mode("ignore").parquet(path + "-parquet")
+        def planned(df):
+            t = time.perf_counter()
+            df.select(*cols).where(f"{cols[1]} >= 0").groupBy().count()._jdf.queryExecution().executedPlan()
+            return time.perf_counter() - t
+        analyzed = spark.read.format("delta").load(path)._jdf.queryExecution().analyzed()
+        t = time.perf_counter()
+        analyzed.canonicalized()
+        canon = time.perf_counter() - t
+        print(json.dumps({"canonicalize": canon, "delta": planned(spark.read.format("delta").load(path)),
+                          "parquet": planned(spark.read.parquet(path + "-parquet"))}), flush=True)
 spark.stop()
 '''
 
@@ -199,6 +220,19 @@ def main() -> None:
                     a, b = t[(q, "off", part)], t[(q, "on", part)]
                     print(f"{name}: off {rounds.spread(a)}, on {rounds.spread(b)}; {rounds.ratio_line(a, b)}; {label}",
                           flush=True)
+        if "planning" in PARTS:
+            cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
+            t = {"canonicalize": [], "delta": [], "parquet": []}
+            for rnd in range(ROUNDS + 1):
+                r = off.ask(op="planning", path=os.path.join(BASE, "planning"), columns=WIDE_COLUMNS, cols=cols)
+                if rnd:
+                    for k in t:
+                        t[k].append(r[k])
+            print(f"planning a 5-column count of a {WIDE_COLUMNS}-column table with no data files (the off application): "
+                  f"Delta {rounds.spread(t['delta'])}; Spark's canonicalization of the Delta table's relation alone "
+                  f"{rounds.spread(t['canonicalize'])}; a Parquet folder of the same schema {rounds.spread(t['parquet'])}",
+                  flush=True)
+            print(f"delta_planning_vs_parquet: {rounds.ratio_line(t['delta'], t['parquet'])} (Delta / Parquet)", flush=True)
     finally:
         off.close()
         on.close()
