@@ -120,12 +120,7 @@ object EveryWriterPlugin {
           if (before != null) accs = before
           else tc.addTaskCompletionListener[Unit](_ => tasks.remove(id))
         }
-        var acc = accs.get(name)
-        if (acc == null) {
-          acc = deserialize(bytes)
-          accs.put(name, acc)
-        }
-        acc.add(1)
+        accs.computeIfAbsent(name, _ => deserialize(bytes)).add(1)
       }
     }
 

@@ -38,8 +38,10 @@ private[superspark] object EveryWriterSetup {
   }
 
   /** [[EveryWriter.applicationCounts]] as JSON, for Python; `jvm`: this JVM's own counts only. */
-  def countsJson(jvm: Boolean): String = (if (jvm) EveryWriter.counts else EveryWriter.applicationCounts)
-    .toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+  def countsJson(jvm: Boolean): String = jsonObject(if (jvm) EveryWriter.counts else EveryWriter.applicationCounts)
+
+  private def jsonObject(counts: Map[String, Long]): String =
+    counts.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
   def reset(): Unit = EveryWriter.reset()
 
   /**
@@ -50,8 +52,7 @@ private[superspark] object EveryWriterSetup {
   def stageCountsJson(): String = {
     SparkInternals.activeContext.foreach(sc => SparkInternals.drainListenerBus(sc, 60000L))
     EveryWriterPlugin.driverStages.fold(Seq.empty[(Int, Int, Map[String, Long])])(_.snapshot).map { case (s, a, m) =>
-      val counts = m.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
-      s"""{"stage": $s, "attempt": $a, "counts": $counts}"""
+      s"""{"stage": $s, "attempt": $a, "counts": ${jsonObject(m)}}"""
     }.mkString("[", ", ", "]")
   }
 }
