@@ -25,9 +25,11 @@ application that does it.
 
 3. planning: a WIDE_COLUMNS-column Delta table with no data files and a Parquet folder of the same
    schema, in the `off` application: the 5-column count planned on each (`executedPlan`), and
-   Spark's canonicalization of the Delta table's analyzed relation timed alone (Delta's
-   PrepareDeltaScan canonicalizes the scan's relation, in time quadratic in its columns), ROUNDS
-   rounds after a warm-up. This is the planning in part 2's queries.
+   the canonical form of the Delta table's analyzed relation timed alone (Delta's
+   PrepareDeltaScan canonicalizes the scan's relation), each with
+   spark.superspark.plan.linearCanonicalization false (Spark's own, quadratic in the columns) and
+   true (superspark's, linear; the default, so part 2's queries plan with it on both sides), in
+   turn, ROUNDS paired rounds after a warm-up.
 
 Warm: the JVMs (a warm-up step on each side before the timed rounds) and the OS page cache (the
 files are on local disk and were just written); cold: the footer cache before each first query.
@@ -117,6 +119,7 @@ for line in sys.stdin:
         print(json.dumps(out), flush=True)
     elif c["op"] == "planning":
         cols, path = c["cols"], c["path"]
+        spark.conf.set("spark.superspark.plan.linearCanonicalization", "true" if c["linear"] else "false")
         ddl = ", ".join(["id BIGINT"] + [f"c{i} {'INT' if i % 2 else 'DOUBLE'}" for i in range(1, c["columns"])])
         spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{path}` ({ddl}) USING delta")
         spark.createDataFrame([], ddl).write.mode("ignore").parquet(path + "-parquet")
@@ -130,6 +133,7 @@ for line in sys.stdin:
         canon = time.perf_counter() - t
         print(json.dumps({"canonicalize": canon, "delta": planned(spark.read.format("delta").load(path)),
                           "parquet": planned(spark.read.parquet(path + "-parquet"))}), flush=True)
+        spark.conf.unset("spark.superspark.plan.linearCanonicalization")
 spark.stop()
 '''
 
@@ -222,17 +226,26 @@ def main() -> None:
                           flush=True)
         if "planning" in PARTS:
             cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
-            t = {"canonicalize": [], "delta": [], "parquet": []}
+            t = {(k, lin): [] for k in ("canonicalize", "delta", "parquet") for lin in (False, True)}
             for rnd in range(ROUNDS + 1):
-                r = off.ask(op="planning", path=os.path.join(BASE, "planning"), columns=WIDE_COLUMNS, cols=cols)
-                if rnd:
-                    for k in t:
-                        t[k].append(r[k])
-            print(f"planning a 5-column count of a {WIDE_COLUMNS}-column table with no data files (the off application): "
-                  f"Delta {rounds.spread(t['delta'])}; Spark's canonicalization of the Delta table's relation alone "
-                  f"{rounds.spread(t['canonicalize'])}; a Parquet folder of the same schema {rounds.spread(t['parquet'])}",
-                  flush=True)
-            print(f"delta_planning_vs_parquet: {rounds.ratio_line(t['delta'], t['parquet'])} (Delta / Parquet)", flush=True)
+                for lin in (False, True):
+                    r = off.ask(op="planning", path=os.path.join(BASE, "planning"), columns=WIDE_COLUMNS, cols=cols,
+                                linear=lin)
+                    if rnd:
+                        for k in ("canonicalize", "delta", "parquet"):
+                            t[(k, lin)].append(r[k])
+            for lin, name in ((False, "Spark's own canonicalization (linearCanonicalization=false)"),
+                              (True, "superspark's linear canonicalization (the default)")):
+                print(f"planning a 5-column count of a {WIDE_COLUMNS}-column table with no data files, {name}: "
+                      f"Delta {rounds.spread(t[('delta', lin)])}; the canonical form of the Delta table's relation "
+                      f"alone {rounds.spread(t[('canonicalize', lin)])}; a Parquet folder of the same schema "
+                      f"{rounds.spread(t[('parquet', lin)])}", flush=True)
+            for k, what in (("canonicalize", "the relation's canonical form"), ("delta", "Delta's planning"),
+                            ("parquet", "a Parquet folder's planning")):
+                print(f"linear_canonicalization_{k}: {rounds.ratio_line(t[(k, False)], t[(k, True)])} "
+                      f"({what}, Spark's quadratic / superspark's linear)", flush=True)
+            print(f"delta_planning_vs_parquet: {rounds.ratio_line(t[('delta', True)], t[('parquet', True)])} "
+                  f"(Delta / Parquet, linear canonicalization)", flush=True)
     finally:
         off.close()
         on.close()

@@ -14,7 +14,8 @@ import io.superspark.parquet.interceptor.InterceptorVersions
  * on the Spark and parquet-java versions the Parquet interceptor supports
  * ([[InterceptorVersions]]), the interceptor's analyzer and planner rules. On other versions
  * Parquet is left to Spark entirely (one warning in the log); bsup, the functions and the
- * Arrow layer work either way. A jar built for another Spark line stops the session's start
+ * Arrow layer work either way. Every file-source relation gets a canonical form built in linear
+ * time ([[planning.LinearCanonicalization]]). A jar built for another Spark line stops the session's start
  * with `SUPERSPARK_SPARK_LINE_MISMATCH`.
  */
 class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
@@ -30,5 +31,7 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
       extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
       extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
     }
+    // After the interceptor's swap, so the relation it leaves is the one made linear.
+    extensions.injectPostHocResolutionRule(_ => planning.LinearCanonicalization)
   }
 }

@@ -187,6 +187,36 @@ class DeltaSuite extends AnyFunSuite {
   private def query(table: String, version: String = ""): String =
     s"SELECT id, label, part, price FROM delta.`$table`$version WHERE id >= 100 AND label <> 'n150'"
 
+  test("Delta's scan preparation takes superspark's linear relation: files prepared, the same plan and rows as without") {
+    import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+    import io.superspark.planning.LinearCanonicalRelation
+    withDir { dir =>
+      val t = dir.resolve("linear").toString
+      withSession(superspark = true) { spark =>
+        spark.range(0, 90).selectExpr("id", "CAST(id % 4 AS INT) AS k", "CAST(id * 0.5 AS DOUBLE) AS v")
+          .repartition(3).write.format("delta").save(t)
+        def query() = spark.sql(s"SELECT id FROM delta.`$t` WHERE k = 1 AND v > 10")
+        def locations(df: org.apache.spark.sql.DataFrame) = df.queryExecution.optimizedPlan.collect {
+          case LogicalRelation(r: HadoopFsRelation, _, _, _, _) => r.location.getClass.getSimpleName
+        }
+        val ours = query()
+        assert(ours.queryExecution.analyzed.collect { case r: LogicalRelation => r.getClass } ==
+          Seq(classOf[LinearCanonicalRelation]))
+        // PrepareDeltaScan matched the relation (it canonicalizes it) and listed its files.
+        assert(locations(ours) == Seq("PreparedDeltaFileIndex"))
+        spark.conf.set("spark.superspark.plan.linearCanonicalization", "false")
+        val theirs = try query() finally spark.conf.unset("spark.superspark.plan.linearCanonicalization")
+        assert(theirs.queryExecution.analyzed.collect { case r: LogicalRelation => r.getClass } ==
+          Seq(classOf[LogicalRelation]))
+        assert(locations(theirs) == Seq("PreparedDeltaFileIndex"))
+        assert(ours.queryExecution.optimizedPlan.canonicalized == theirs.queryExecution.optimizedPlan.canonicalized)
+        val expected = (0L until 90L).filter(i => i % 4 == 1 && i * 0.5 > 10).sorted
+        assert(ours.collect().map(_.getLong(0)).toSeq.sorted == expected)
+        assert(theirs.collect().map(_.getLong(0)).toSeq.sorted == expected)
+      }
+    }
+  }
+
   test("Delta scans read footers through the footer library: FlatBuffer footers in the scan metrics, the same rows as Delta alone") {
     import io.superspark.parquet.footer.tools.FooterTableJob
     import io.superspark.parquet.interceptor.FooterSQLMetrics
