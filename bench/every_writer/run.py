@@ -36,7 +36,9 @@ files are on local disk and were just written); cold: the footer cache before ea
 
 Environment: BENCH_APPEND_COLUMNS (1000), BENCH_APPEND_ROWS (200000), BENCH_APPEND_FILES (4),
 BENCH_WIDE_COLUMNS (10000), BENCH_WIDE_FILES (50), BENCH_WIDE_ROW_GROUPS (20), BENCH_WIDE_ROWS (5),
-BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read,planning).
+BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read,planning), BENCH_REUSE_TABLES (1: part 2 reads the
+wide tables an earlier run left in BENCH_DIR, when each holds WIDE_FILES files, instead of writing
+them again: 10-13 minutes a side at the default shape).
 """
 
 import glob
@@ -62,6 +64,7 @@ WIDE_ROW_GROUPS = int(os.environ.get("BENCH_WIDE_ROW_GROUPS", 20))
 WIDE_ROWS = int(os.environ.get("BENCH_WIDE_ROWS", 5))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", 3))
 PARTS = set(os.environ.get("BENCH_PARTS", "write,read,planning").split(","))
+REUSE = os.environ.get("BENCH_REUSE_TABLES") == "1"
 BASE = os.environ.get("BENCH_DIR", os.path.join(tempfile.gettempdir(), "superspark-bench-every-writer"))
 
 # The application each side runs: reads one command (JSON) per line, answers one JSON line.
@@ -162,8 +165,9 @@ def main() -> None:
     jars = sorted(glob.glob(os.path.join(ROOT, "jvm", "target", "spark-4.2", "delta-jars", "*.jar")))
     if not jars:
         raise SystemExit("no Delta jars: run `SPARK_LINE=4.2 dev/setup.sh` first")
-    shutil.rmtree(BASE, ignore_errors=True)
-    os.makedirs(BASE)
+    if not REUSE:
+        shutil.rmtree(BASE, ignore_errors=True)
+    os.makedirs(BASE, exist_ok=True)
     off, on = Side("off", jars), Side("on", jars)
     print(f"bench-every-writer {time.strftime('%Y-%m-%d %H:%M')} load {os.getloadavg()[0]:.1f}; "
           f"{ROUNDS} paired rounds after a warm-up", flush=True)
@@ -195,6 +199,12 @@ def main() -> None:
             tables = {}
             for side in (off, on):
                 tables[side.name] = os.path.join(BASE, f"wide-{side.name}")
+                if REUSE and os.path.isdir(os.path.join(tables[side.name], "_delta_log")):
+                    files = len(glob.glob(os.path.join(tables[side.name], "*.parquet")))
+                    assert files == WIDE_FILES, f"{tables[side.name]} holds {files} files, not {WIDE_FILES}"
+                    print(f"wide table ({side.name}): reused, {files} files (BENCH_REUSE_TABLES)", flush=True)
+                    continue
+                shutil.rmtree(tables[side.name], ignore_errors=True)
                 r = side.ask(op="append", path=tables[side.name], **spec)
                 print(f"wide table ({side.name}): written by Delta in {r['secs']:.1f} s, counts {r['counts']}", flush=True)
             cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]

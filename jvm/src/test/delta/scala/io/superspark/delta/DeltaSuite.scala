@@ -5,6 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.InternalRow
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.superspark.{SuperSparkExtensions, TestTags}
@@ -213,6 +214,44 @@ class DeltaSuite extends AnyFunSuite {
         val expected = (0L until 90L).filter(i => i % 4 == 1 && i * 0.5 > 10).sorted
         assert(ours.collect().map(_.getLong(0)).toSeq.sorted == expected)
         assert(theirs.collect().map(_.getLong(0)).toSeq.sorted == expected)
+      }
+    }
+  }
+
+  test("the scan's file-constant extractors are Delta's, without the table's metadata in each task") {
+    import org.apache.spark.paths.SparkPath
+    import org.apache.spark.sql.delta.{DefaultRowCommitVersion, DeltaLog, DeltaParquetFileFormat, RowId}
+    import org.apache.spark.sql.execution.datasources.PartitionedFile
+    import io.superspark.delta.lake.FooterDeltaParquetFileFormat
+    withDir { dir =>
+      val t = dir.resolve("wide").toString
+      withSession(superspark = true) { spark =>
+        // 2,000 columns: the table's metadata (its schema JSON) is large enough to show.
+        spark.range(0, 10).selectExpr("id" +: (1 until 2000).map(i => s"id * $i AS c$i"): _*)
+          .write.format("delta").save(t)
+        val snapshot = DeltaLog.forTable(spark, t).update()
+        val ser = new org.apache.spark.serializer.JavaSerializer(spark.sparkContext.getConf).newInstance()
+        def bytes(o: AnyRef): Int = ser.serialize(o).limit()
+        val metadataBytes = bytes(snapshot.metadata)
+        for (nullable <- Seq(false, true)) {
+          val delta = DeltaParquetFileFormat(snapshot.protocol, snapshot.metadata,
+            nullableRowTrackingConstantFields = nullable, nullableRowTrackingGeneratedFields = nullable)
+          val ours = new FooterDeltaParquetFileFormat(delta, None)
+          val (theirs, mine) = (delta.fileConstantMetadataExtractors, ours.fileConstantMetadataExtractors)
+          assert(mine.keySet == theirs.keySet)
+          assert(bytes(theirs) > metadataBytes, "Delta's extractors carry the table's metadata")
+          assert(bytes(mine) < metadataBytes / 20, s"${bytes(mine)} bytes against the metadata's $metadataBytes")
+          val keys = Seq(RowId.BASE_ROW_ID, DefaultRowCommitVersion.METADATA_STRUCT_FIELD_NAME)
+          val present = PartitionedFile(InternalRow.empty, SparkPath.fromUrlString("file:/x.parquet"), 0, 1,
+            otherConstantMetadataColumnValues = Map(keys(0) -> 7L, keys(1) -> 3L))
+          val missing = PartitionedFile(InternalRow.empty, SparkPath.fromUrlString("file:/y.parquet"), 0, 1)
+          theirs.keySet.foreach(k => assert(mine(k)(present) == theirs(k)(present), k))
+          keys.foreach { k =>
+            if (nullable) assert(mine(k)(missing) == null && theirs(k)(missing) == null)
+            else assert(intercept[IllegalStateException](mine(k)(missing)).getMessage ==
+              intercept[IllegalStateException](theirs(k)(missing)).getMessage)
+          }
+        }
       }
     }
   }
