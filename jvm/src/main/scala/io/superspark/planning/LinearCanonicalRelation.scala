@@ -16,7 +16,7 @@ import org.apache.spark.sql.superspark.{AnalyzerTransforms, SuperSparkSQLConf}
  * Spark 4.0-4.3's `LogicalRelation.doCanonicalize` normalizes each output attribute against
  * `output` converted to an `AttributeSeq` anew for that attribute, and each conversion builds
  * its own exprId-to-ordinal map: n maps of n entries, 10^8 map insertions for a 10,000-column
- * relation (4.8 s on the bench machine, docs/planning.md). Delta's `PrepareDeltaScan` asks for
+' * relation (5-6 s on the bench machine, docs/planning.md). Delta's `PrepareDeltaScan` asks for
  * the canonical form of every scan it prepares, so every query of a wide Delta table pays it.
  * This class builds the map once. Its canonical form is the very plan Spark's would be (a plain
  * `LogicalRelation`, so `sameResult` and the cache manager see no difference), and it is a
