@@ -74,11 +74,14 @@ private[superspark] object FooterOpener extends Logging {
     try {
       val began = System.nanoTime()
       var bytesRead = 0L
+      val readInto = { (off: Long, out: Array[Byte], at: Int, len: Int) =>
+        in.seek(off)
+        in.readFully(out, at, len)
+        bytesRead += len
+      }
       val readAt = { (off: Long, len: Int) =>
         val out = new Array[Byte](len)
-        in.seek(off)
-        in.readFully(out)
-        bytesRead += len
+        readInto(off, out, 0, len)
         out
       }
       val rowGroups = if (keepOpen) RowGroupSelection.Range(start, start + length) else RowGroupSelection.Indices(Set.empty)
@@ -109,7 +112,7 @@ private[superspark] object FooterOpener extends Logging {
       if (found.isDefined && cached.isEmpty) FooterCache.remove(cacheKey)
       val hit = cached.flatMap(e => flatBufferOf(e.bytes).map(r => (e, r)))
       if (cached.isDefined && hit.isEmpty) FooterCache.remove(cacheKey)
-      val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readAt).flatMap { part =>
+      val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readInto).flatMap { part =>
         flatBufferOf(part).map(r => (FooterCache.Entry(part, whole = false), r))
       })
       val (entry, result) = fast.getOrElse {

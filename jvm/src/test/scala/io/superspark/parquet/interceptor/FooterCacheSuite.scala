@@ -379,9 +379,9 @@ class FooterCacheSuite extends SparkSessionSuite {
       val q = (dir: String) => spark.read.schema(schema).parquet(s"countfs://${Path.of(dir).toUri.getPath}")
         .where("k = 2").select("id", "s")
       val expected = data.where("k = 2").select("id", "s").collect().map(_.toString).sorted.toSeq
-      def readLocal(f: Path) = { (off: Long, len: Int) =>
+      def readLocal(f: Path) = { (off: Long, into: Array[Byte], at: Int, len: Int) =>
         val ch = java.nio.channels.FileChannel.open(f)
-        try { val b = java.nio.ByteBuffer.allocate(len); while (b.hasRemaining && ch.read(b, off + b.position()) > 0) {}; b.array() }
+        try { val b = java.nio.ByteBuffer.wrap(into, at, len); while (b.hasRemaining && ch.read(b, off + b.position() - at) > 0) {} }
         finally ch.close()
       }
       /** Rows of the query over `dir` and how often each footer byte of `file` was read by it. */

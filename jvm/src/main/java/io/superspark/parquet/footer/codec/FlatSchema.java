@@ -47,6 +47,9 @@ public final class FlatSchema {
     "INT_32", "INT_64", "JSON", "BSON", "INTERVAL"
   };
 
+  /** The vtable slot of SchemaElement.name (field 0). */
+  private static final int NAME_SLOT = 4;
+
   public final SchemaElement[] elements;
   public final String[] names;
   public final int[] parent;
@@ -70,10 +73,11 @@ public final class FlatSchema {
     childCount = new int[n];
     leafOrdinal = new int[n];
     subtreeEnd = new int[n];
+    java.nio.ByteBuffer bb = md.getByteBuffer();
     for (int i = 0; i < n; i++) {
       SchemaElement e = md.schema(new SchemaElement(), i);
       elements[i] = e;
-      names[i] = e.name();
+      names[i] = FbAccess.string(bb, FbAccess.pos(e), NAME_SLOT);
       if (names[i] == null) throw new FooterDecodeException("schema element " + i + " has no name");
     }
     // Depth-first shape, iteratively: a stack of (element, children still to visit).
@@ -129,6 +133,23 @@ public final class FlatSchema {
 
   public static FlatSchema read(FileMetaData md) {
     return new FlatSchema(md);
+  }
+
+  private volatile String[] topLevel;
+
+  /**
+   * The names of the root's children, in order: computed once per instance (a schema kept with
+   * a cached footer is asked again by every scan of the file). The array is shared: read only.
+   */
+  public String[] topLevelNames() {
+    String[] t = topLevel;
+    if (t == null) {
+      t = new String[childCount[0]];
+      int k = 0;
+      for (int i = 1; i < subtreeEnd[0]; i = subtreeEnd[i]) t[k++] = names[i];
+      topLevel = t;
+    }
+    return t;
   }
 
   public int leafCount() {

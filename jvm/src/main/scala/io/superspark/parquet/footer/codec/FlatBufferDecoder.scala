@@ -92,9 +92,11 @@ private[superspark] object FlatBufferDecoder {
     val kv = new JHashMap[String, String]()
     val kvView = new fb.KeyValue()
     var i = 0
+    val bb = md.getByteBuffer
     while (i < md.kvLength) {
       md.kv(kvView, i)
-      kv.put(kvView.key(), kvView.`val`())
+      val at = FbAccess.pos(kvView)
+      kv.put(FbAccess.string(bb, at, 4), FbAccess.string(bb, at, 6)) // KeyValue.key, KeyValue.val
       i += 1
     }
     kv

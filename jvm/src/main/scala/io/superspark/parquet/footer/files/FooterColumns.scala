@@ -2,9 +2,8 @@ package io.superspark.parquet.footer.files
 
 import java.nio.ByteBuffer
 
-import scala.collection.mutable.ArrayBuffer
 import io.superspark.parquet.footer.FallbackReason
-import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterForm, FooterLayout, Projection, RowGroupSelection}
+import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier, FooterForm, FooterLayout, Projection, RowGroupSelection}
 
 /**
  * Additions for the Spark interceptor (io.superspark.parquet.interceptor), on top of
@@ -16,26 +15,15 @@ import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier
  *  - reading only the extension's bytes of a file (not the Thrift footer before them).
  */
 private[superspark] object FooterColumns {
-  /** None when the footer has no usable extension (then read without a column projection). */
+  /**
+   * The names of the root's children (shared: read only), or None when the footer has no usable extension (then read without a column projection). The
+   * head is verified and its schema read through [[FooterReader.head]], so both are kept with
+   * the footer instance for the decode that follows (verified and read once a file, not twice).
+   */
   def topLevelNames(footer: FooterBytes): Option[Array[String]] = footer.located match {
     case FooterLayout.Present(ext) =>
       val buf = ByteBuffer.wrap(footer.footer, ext.flatBufferOffset, ext.flatBufferLength).slice()
-      val known = footer.verifiedHead
-      if (known == null && FlatBufferVerifier.verifyHead(buf).isDefined) None
-      else {
-        try {
-          val schema = if (known != null) known else FlatSchema.read(FlatBufferDecoder.root(buf))
-          val out = ArrayBuffer.empty[String]
-          var i = 1
-          while (i < schema.subtreeEnd(0)) {
-            out += schema.names(i)
-            i = schema.subtreeEnd(i)
-          }
-          Some(out.toArray)
-        } catch {
-          case _: RuntimeException => None
-        }
-      }
+      FooterReader.head(buf, ext.form, footer).toOption.map(_.topLevelNames())
     case _ => None
   }
 
@@ -75,13 +63,16 @@ private[superspark] object FooterColumns {
    * trailer), then the rest of the part before them: never the Thrift footer before it. On an
    * object store each read is one ranged GET (issue 31: reading the length, the trailer and the
    * part one after the other cost S3A's classic stream three GETs, each seek backwards a new
-   * one). The caller must still check the result (`FooterLayout.locate` verifies header and
-   * CRCs) and read the whole footer when it is not sound.
+   * one). `readInto(offset, array, at, length)` reads `length` bytes of the file at `offset`
+   * into `array` from `at`. The caller must still check the result (`FooterLayout.locate`
+   * verifies header and CRCs) and read the whole footer when it is not sound.
    */
-  def readExtensionOnly(path: String, fileLength: Long, readAt: (Long, Int) => Array[Byte]): Option[FooterBytes] = {
+  def readExtensionOnly(path: String, fileLength: Long,
+      readInto: (Long, Array[Byte], Int, Int) => Unit): Option[FooterBytes] = {
     if (fileLength < 12 + FooterLayout.MinExtendedFooter) return None
     val n = math.min(fileLength, TailRead.toLong).toInt
-    val last = readAt(fileLength - n, n)
+    val last = new Array[Byte](n)
+    readInto(fileLength - n, last, 0, n)
     if (!java.util.Arrays.equals(last, n - 4, n, FooterLayout.Magic, 0, 4)) return None
     val footerLength = FooterLayout.getIntLE(last, n - 8).toLong & 0xFFFFFFFFL
     val footerOffset = fileLength - 8 - footerLength
@@ -94,11 +85,13 @@ private[superspark] object FooterColumns {
       k + FooterLayout.TrailerSize + 1
     if (k == 0 || partLength > footerLength || partLength > Int.MaxValue) return None
     val partOffset = fileLength - 8 - partLength
-    // the part's bytes before the tail already read, then those the tail holds
+    // the part's bytes before the tail already read, read straight into the array the part is
+    // kept in (at 10,000 columns a part is 27 MB: no second array of that size, no copy), then
+    // those the tail holds
     val known = math.min(partLength, (n - 8).toLong).toInt
     val part = new Array[Byte](partLength.toInt)
     val before = partLength.toInt - known
-    if (before > 0) System.arraycopy(readAt(partOffset, before), 0, part, 0, before)
+    if (before > 0) readInto(partOffset, part, 0, before)
     System.arraycopy(last, n - 8 - known, part, before, known)
     Some(FooterBytes(path, fileLength, partOffset, part))
   }

@@ -223,6 +223,24 @@ class FooterVerifyWhileDecodeSuite extends AnyFunSuite {
     }
   }
 
+  test("the top-level names a projection is matched against come from the kept head: one verification a file") {
+    // The interceptor asks for the names, then decodes the projection (FooterOpener): the head
+    // verified and the schema read for the names are the ones the decode uses.
+    val bytes = footer.copy(footer = FooterLayout.appendExtension(footer.footer, flatBuffer))
+    val names = FooterColumns.topLevelNames(bytes)
+    assert(bytes.verifiedHead != null)
+    val head = bytes.verifiedHead
+    assert(names.exists(_.nonEmpty))
+    val r = FooterReader.read(bytes, Projection(columns = Some(names.get.take(1).toSeq.map(Seq(_)))), strict = true)
+    assert(r.source == FooterSource.FlatBuffer && (bytes.verifiedHead eq head))
+    sameAsThrift(r.metadata, Projection(columns = Some(names.get.take(1).toSeq.map(Seq(_)))))
+    // A head that does not verify gives no names and is not kept.
+    val badHead = flatBuffer.clone()
+    le(badHead).putInt(0, badHead.length)
+    val bad = footer.copy(footer = FooterLayout.appendExtension(footer.footer, badHead))
+    assert(FooterColumns.topLevelNames(bad).isEmpty && bad.verifiedHead == null)
+  }
+
   test("one footer instance decoded from several threads at once gives equal metadata") {
     val bytes = footer.copy(footer = FooterLayout.appendExtension(footer.footer, flatBuffer))
     val pool = Executors.newFixedThreadPool(4)
