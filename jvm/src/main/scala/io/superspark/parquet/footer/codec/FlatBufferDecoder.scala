@@ -83,6 +83,10 @@ private[superspark] object FlatBufferDecoder {
       projection: Projection, checkUnread: Boolean, keyValues: java.util.Map[String, String]): ParquetMetadata =
     new FlatBufferDecoder(md, schema, leaves, projection, checkUnread, keyValues).decode()
 
+  /** The vtable slots of KeyValue.key and KeyValue.val (fields 0 and 1). */
+  private val KeySlot = 4
+  private val ValSlot = 6
+
   /**
    * The key-value metadata of a FlatBuffer whose head was verified. Its values can be large
    * (pyarrow's `ARROW:schema` of a 10,000-column file: a long base64 string), so a footer decoded
@@ -96,7 +100,7 @@ private[superspark] object FlatBufferDecoder {
     while (i < md.kvLength) {
       md.kv(kvView, i)
       val at = FbAccess.pos(kvView)
-      kv.put(FbAccess.string(bb, at, 4), FbAccess.string(bb, at, 6)) // KeyValue.key, KeyValue.val
+      kv.put(FbAccess.string(bb, at, KeySlot), FbAccess.string(bb, at, ValSlot))
       i += 1
     }
     kv

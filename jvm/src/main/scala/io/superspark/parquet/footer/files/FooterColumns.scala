@@ -16,9 +16,10 @@ import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier
  */
 private[superspark] object FooterColumns {
   /**
-   * The names of the root's children (shared: read only), or None when the footer has no usable extension (then read without a column projection). The
-   * head is verified and its schema read through [[FooterReader.head]], so both are kept with
-   * the footer instance for the decode that follows (verified and read once a file, not twice).
+   * The names of the root's children (shared: read only), or None when the footer has no usable
+   * extension (then read without a column projection). The head is verified and its schema read
+   * through [[FooterReader.head]], so both are kept with the footer instance for the decode that
+   * follows (verified and read once a file, not twice).
    */
   def topLevelNames(footer: FooterBytes): Option[Array[String]] = footer.located match {
     case FooterLayout.Present(ext) =>
