@@ -128,9 +128,11 @@ private[superspark] object FooterCache {
   /** Entries evicted for room since the JVM started (or the last `clear`). */
   def evictionCount: Long = lock.synchronized(evictions)
 
+  /** Empties the cache, and the schemas kept apart from footers ([[SchemaShare.Footers]]): the next read of any footer is cold. */
   def clear(): Unit = lock.synchronized {
     entries.clear()
     held = 0
     evictions = 0
+    io.superspark.parquet.footer.codec.SchemaShare.Footers.clear()
   }
 }

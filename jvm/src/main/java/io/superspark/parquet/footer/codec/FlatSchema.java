@@ -63,8 +63,12 @@ public final class FlatSchema {
   public final int[] leafOrdinal;
   public final boolean hasColumnOrders;
 
-  private FlatSchema(FileMetaData md) {
-    int n = md.schemaLength();
+  /** The vtable slot of FileMetaData.schema (field 1). */
+  private static final int SCHEMA_SLOT = 6;
+
+  /** {@code bb}: little-endian; {@code vectorPos}: the position of the schema vector's length word. */
+  private FlatSchema(java.nio.ByteBuffer bb, int vectorPos) {
+    int n = bb.getInt(vectorPos);
     if (n == 0) throw new FooterDecodeException("empty schema");
     elements = new SchemaElement[n];
     names = new String[n];
@@ -73,9 +77,9 @@ public final class FlatSchema {
     childCount = new int[n];
     leafOrdinal = new int[n];
     subtreeEnd = new int[n];
-    java.nio.ByteBuffer bb = md.getByteBuffer();
     for (int i = 0; i < n; i++) {
-      SchemaElement e = md.schema(new SchemaElement(), i);
+      int at = vectorPos + 4 + 4 * i;
+      SchemaElement e = new SchemaElement().__assign(at + bb.getInt(at), bb);
       elements[i] = e;
       names[i] = FbAccess.string(bb, FbAccess.pos(e), NAME_SLOT);
       if (names[i] == null) throw new FooterDecodeException("schema element " + i + " has no name");
@@ -132,7 +136,18 @@ public final class FlatSchema {
   }
 
   public static FlatSchema read(FileMetaData md) {
-    return new FlatSchema(md);
+    int vector = FbAccess.vector(md.getByteBuffer(), FbAccess.pos(md), SCHEMA_SLOT);
+    if (vector < 0) throw new FooterDecodeException("empty schema");
+    return new FlatSchema(md.getByteBuffer(), vector);
+  }
+
+  /**
+   * The schema whose vector's length word is at {@code vectorPos} of {@code bb} (little-endian),
+   * which a head check ({@link FlatBufferVerifier}) found sound: for a schema kept apart from its
+   * footer ({@link SchemaShare}).
+   */
+  static FlatSchema at(java.nio.ByteBuffer bb, int vectorPos) {
+    return new FlatSchema(bb, vectorPos);
   }
 
   private volatile String[] topLevel;

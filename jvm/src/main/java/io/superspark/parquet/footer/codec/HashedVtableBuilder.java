@@ -82,6 +82,18 @@ public final class HashedVtableBuilder extends FlatBufferBuilder {
     return vtableloc;
   }
 
+  /**
+   * Tables ended from now on do not point to a vtable written before: the objects written after
+   * this call hold every vtable their tables use. The footer converter calls it before the schema's
+   * elements, so their bytes are the same in every file of one schema ({@link SchemaShare}),
+   * whatever the row groups before them. The bytes then differ from FlatBufferBuilder's (a few
+   * vtables written twice), and are as valid.
+   */
+  public void forgetVtables() {
+    Arrays.fill(keys, null);
+    count = 0;
+  }
+
   private int find(int[] key, int n) {
     int h = n;
     for (int i = 0; i < n; i++) h = 31 * h + key[i];

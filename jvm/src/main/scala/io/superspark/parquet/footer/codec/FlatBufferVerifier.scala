@@ -51,7 +51,27 @@ private[superspark] object FlatBufferVerifier {
   }
 
   /** Phase 1: root table, schema, key-value metadata, created_by and row group tables. */
-  def verifyHead(buf: ByteBuffer): Option[FallbackReason] = run(buf)(_.head())
+  def verifyHead(buf: ByteBuffer): Option[FallbackReason] = run(buf)(_.head(null))
+
+  /**
+   * What phase 1 found of the schema: `shared`, a schema `share` holds whose elements this
+   * buffer repeats (not walked again), else null, with the schema vector's position and the
+   * bytes `[lo, hi)` the walk of its elements read (their tables, vtables and strings; not the
+   * vector).
+   */
+  final case class HeadSchema(shared: FlatSchema, vectorPos: Int, lo: Int, hi: Int)
+
+  /**
+   * Phase 1 as [[verifyHead]], with the schema's elements not walked when `share` holds a
+   * schema of the same bytes ([[SchemaShare]]: the files of one table repeat one schema).
+   */
+  def verifyHead(buf: ByteBuffer, share: SchemaShare): Either[FallbackReason, HeadSchema] = {
+    var found: HeadSchema = null
+    run(buf) { w => w.head(share); found = w.headSchema } match {
+      case Some(reason) => Left(reason)
+      case None => Right(found)
+    }
+  }
 
   /**
    * Phase 2: for every row group, its column chunk vector has `leafCount` entries; column 0
@@ -116,8 +136,19 @@ private[superspark] object FlatBufferVerifier {
 
     private def fail(at: Long, msg: String): Nothing = throw new Malformed(at.toInt max 0, msg)
 
-    private def need(at: Long, size: Long, what: String): Unit =
+    private def need(at: Long, size: Long, what: String): Unit = {
       if (at < 0 || size < 0 || at + size > limit) fail(at, s"$what at $at (+$size) outside the ${limit}-byte buffer")
+      if (covering) cover(at, size)
+    }
+
+    // The bytes a part of the walk reads (`covering`): the schema's, to share it (SchemaShare).
+    private var covering = false
+    private var coveredLo = Long.MaxValue
+    private var coveredHi = Long.MinValue
+    private def cover(at: Long, size: Long): Unit = {
+      if (at < coveredLo) coveredLo = at
+      if (at + size > coveredHi) coveredHi = at + size
+    }
 
     /** Checks the table at pos and its vtable: vtable position << 32 | vtable size << 16 | object size. */
     private def table(pos: Int): Long = {
@@ -180,6 +211,7 @@ private[superspark] object FlatBufferVerifier {
       need(pos, 4, "vector")
       val n = bb.getInt(pos).toLong & 0xFFFFFFFFL
       if (pos + 4L + n * elemSize > limit) fail(pos, s"vector of $n elements at $pos outside the ${limit}-byte buffer")
+      if (covering) cover(pos, 4L + n * elemSize)
       n.toInt
     }
 
@@ -205,7 +237,10 @@ private[superspark] object FlatBufferVerifier {
     /** Each table of a vector of tables (`each` gets the table's position); the count. */
     private def tables(pos: Int, t: Long, slot: Int)(each: Int => Unit): Int = {
       val p = ref(pos, t, slot)
-      if (p < 0) return 0
+      if (p < 0) 0 else tablesAt(p)(each)
+    }
+
+    private def tablesAt(p: Int)(each: Int => Unit): Int = {
       val n = vector(p, 4)
       var i = 0
       while (i < n) { each(follow(p + 4 + 4 * i)); i += 1 }
@@ -219,12 +254,29 @@ private[superspark] object FlatBufferVerifier {
       p
     }
 
-    def head(): Unit = {
+    /** What [[head]] found of the schema (null before it ran). */
+    var headSchema: HeadSchema = null
+
+    def head(share: SchemaShare): Unit = {
       val r = rootPos
       val t = table(r)
       scalar(r, t, S.Version, 4)
       scalar(r, t, S.NumRows, 8)
-      if (tables(r, t, S.Schema)(schemaElement) == 0) fail(r, "empty schema")
+      val sv = ref(r, t, S.Schema)
+      val n = if (sv < 0) 0 else vector(sv, 4)
+      if (n == 0) fail(r, "empty schema")
+      // elements whose bytes repeat those of a schema already checked and read, at the same
+      // distances from one another and from where the vector points, are that schema: their
+      // check would read the same bytes (FlatBuffers' offsets are relative)
+      val shared = if (share == null) null else share.find(bb, sv, n)
+      if (shared != null) headSchema = HeadSchema(shared, sv, -1, -1)
+      else {
+        covering = true; coveredLo = Long.MaxValue; coveredHi = Long.MinValue
+        var i = 0
+        while (i < n) { schemaElement(follow(sv + 4 + 4 * i)); i += 1 }
+        covering = false
+        headSchema = HeadSchema(null, sv, coveredLo.toInt, coveredHi.toInt)
+      }
       tables(r, t, S.Kv)(keyValue)
       optString(r, t, S.CreatedBy)
       scalar(r, t, S.SchemaVersion, 4)

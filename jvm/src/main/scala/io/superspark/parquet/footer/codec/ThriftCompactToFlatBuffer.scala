@@ -3,7 +3,6 @@ package io.superspark.parquet.footer.codec
 import java.io.{ByteArrayOutputStream, IOException}
 import java.nio.ByteBuffer
 
-import com.google.flatbuffers.FlatBufferBuilder
 import org.apache.parquet.format.{ColumnOrder, CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, FileMetaData => TFileMetaData, PageType, Type, TypeDefinedOrder, Util}
 
 import io.superspark.parquet.footer.{fbs => fb}
@@ -123,8 +122,9 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
   import ThriftCompactToFlatBuffer._
 
   private val r = new ThriftCompactReader(thrift)
-  // The same bytes as FlatBufferBuilder, with vtables deduplicated by hash (a million tables).
-  private val b: FlatBufferBuilder = new HashedVtableBuilder(math.max(1024, sizeHint))
+  // FlatBufferBuilder's bytes, with vtables deduplicated by hash (a million tables), but for the
+  // schema's elements, which get vtables of their own (forgetVtables)
+  private val b: HashedVtableBuilder = new HashedVtableBuilder(math.max(1024, sizeHint))
   b.forceDefaults(true) // every add* below writes: presence is decided here
 
   // Vectors shared between chunks, keyed by their Thrift bytes (equal content, equal bytes
@@ -220,6 +220,9 @@ private final class ThriftCompactToFlatBuffer(thrift: Array[Byte], extensions: S
     if (orderIds != null && orderIds.length != leafCount) {
       refuse(s"${orderIds.length} column orders for $leafCount leaf columns")
     }
+    // the schema's elements with vtables of their own, written together: the same bytes in each
+    // file of one schema, whatever its row groups (SchemaShare: read once for all of them)
+    b.forgetVtables()
     val schemaVec = schemaElements(orderIds)
     val rowGroupsVec = fb.FileMetaData.createRowGroupsVector(b, rowGroups)
     val extensionsVec = FlatBufferBuild.extensionsVector(b, extensions)

@@ -11,7 +11,7 @@ import org.apache.parquet.hadoop.metadata.{BlockMetaData, ParquetMetadata}
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import io.superspark.parquet.ParquetFooterException
 import io.superspark.parquet.footer.{FallbackReason, FlatBufferFooterException}
-import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterForm, FooterLayout, Projection, RowGroupSelection}
+import io.superspark.parquet.footer.codec.{FlatBufferDecoder, FlatBufferVerifier, FlatSchema, FooterForm, FooterLayout, Projection, RowGroupSelection, SchemaShare}
 import io.superspark.parquet.thrift.ThriftForParquetJava
 
 /** Where the metadata of a [[FooterReadResult]] came from. */
@@ -119,22 +119,23 @@ private[superspark] object FooterReader {
   /**
    * The head of a FlatBuffer of `form`: root, schema, key-value metadata and row-group tables
    * verified ([[FlatBufferVerifier.verifyHead]]), its schema version fit for the form, and its
-   * schema read. With a `footer` (whose located FlatBuffer `buf` is), a sound head is kept with
+   * schema read; a schema whose bytes repeat one read before (another file of the same table)
+   * is that one, neither walked nor read again ([[SchemaShare.Footers]]). With a `footer` (whose located FlatBuffer `buf` is), a sound head is kept with
    * that instance (`FooterBytes.verifiedHead`): its bytes never change, so the next decode of
    * the same instance skips these checks. A refusal is not kept (it is computed again).
    */
   private[footer] def head(buf: ByteBuffer, form: FooterForm, footer: FooterBytes): Either[FallbackReason, FlatSchema] = {
     val known = if (footer == null) null else footer.verifiedHead
     if (known != null) return Right(known)
-    FlatBufferVerifier.verifyHead(buf) match {
-      case Some(reason) => Left(reason)
-      case None =>
+    FlatBufferVerifier.verifyHead(buf, SchemaShare.Footers) match {
+      case Left(reason) => Left(reason)
+      case Right(headSchema) =>
         try {
           val md = FlatBufferDecoder.root(buf)
           schemaVersionProblem(md, form) match {
             case Some(reason) => Left(reason)
             case None =>
-              val schema = FlatSchema.read(md)
+              val schema = if (headSchema.shared != null) headSchema.shared else SchemaShare.Footers.read(buf, headSchema)
               if (footer != null) footer.verifiedHead = schema
               Right(schema)
           }
