@@ -1,6 +1,7 @@
 package io.superspark.parquet.interceptor
 
 import io.superspark.parquet.footer.files.FooterBytes
+import io.superspark.parquet.footer.codec.SchemaShare
 
 /**
  * The verified-footer cache (issue 24): one per JVM, shared by the tasks of an executor and,
@@ -128,11 +129,14 @@ private[superspark] object FooterCache {
   /** Entries evicted for room since the JVM started (or the last `clear`). */
   def evictionCount: Long = lock.synchronized(evictions)
 
-  /** Empties the cache, and the schemas kept apart from footers ([[SchemaShare.Footers]]): the next read of any footer is cold. */
+  /**
+   * Empties the cache, and the schemas kept apart from footers ([[SchemaShare.Footers]]): the
+   * next read of any footer is cold.
+   */
   def clear(): Unit = lock.synchronized {
     entries.clear()
     held = 0
     evictions = 0
-    io.superspark.parquet.footer.codec.SchemaShare.Footers.clear()
+    SchemaShare.Footers.clear()
   }
 }

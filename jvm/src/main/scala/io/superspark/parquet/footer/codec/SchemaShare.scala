@@ -60,11 +60,14 @@ private[superspark] final class SchemaShare(maxBytes: Long, maxEntries: Int) {
     null
   }
 
+  /** Whether the elements' bytes `[lo, hi)` overlap the vector of `count` entries at `vectorPos`. */
+  private def overlaps(lo: Long, hi: Long, vectorPos: Int, count: Int): Boolean =
+    lo < vectorPos + 4L + 4L * count && vectorPos < hi
+
   private def repeats(bb: ByteBuffer, vectorPos: Int, e: Entry): Boolean = {
     val lo = target(bb, vectorPos, 0) - e.starts(0)
     val hi = lo + e.length
-    val vectorEnd = vectorPos + 4L + 4L * e.starts.length
-    if (lo < 0 || hi > bb.limit() || (lo < vectorEnd && vectorPos < hi)) return false
+    if (lo < 0 || hi > bb.limit() || overlaps(lo, hi, vectorPos, e.starts.length)) return false
     val same =
       if (bb.hasArray) java.util.Arrays.equals(bb.array(), bb.arrayOffset() + lo.toInt, bb.arrayOffset() + hi.toInt,
         e.copy, e.base, e.copy.length)
@@ -87,8 +90,7 @@ private[superspark] final class SchemaShare(maxBytes: Long, maxEntries: Int) {
     val bb = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN)
     val length = head.hi.toLong - head.lo
     val count = bb.getInt(head.vectorPos)
-    val vectorEnd = head.vectorPos + 4L + 4L * count
-    if (head.lo < 0 || length <= 0 || length > maxBytes / 4 || (head.lo < vectorEnd && head.vectorPos < head.hi))
+    if (head.lo < 0 || length <= 0 || length > maxBytes / 4 || overlaps(head.lo, head.hi, head.vectorPos, count))
       return FlatSchema.at(bb, head.vectorPos)
     // the copy: a vector of `count` entries, then the elements' bytes it points into
     val vectorBytes = 4 + 4 * count

@@ -120,9 +120,10 @@ private[superspark] object FooterReader {
    * The head of a FlatBuffer of `form`: root, schema, key-value metadata and row-group tables
    * verified ([[FlatBufferVerifier.verifyHead]]), its schema version fit for the form, and its
    * schema read; a schema whose bytes repeat one read before (another file of the same table)
-   * is that one, neither walked nor read again ([[SchemaShare.Footers]]). With a `footer` (whose located FlatBuffer `buf` is), a sound head is kept with
-   * that instance (`FooterBytes.verifiedHead`): its bytes never change, so the next decode of
-   * the same instance skips these checks. A refusal is not kept (it is computed again).
+   * is that one, neither walked nor read again ([[SchemaShare.Footers]]). With a `footer` (whose
+   * located FlatBuffer `buf` is), a sound head is kept with that instance
+   * (`FooterBytes.verifiedHead`): its bytes never change, so the next decode of the same
+   * instance skips these checks. A refusal is not kept (it is computed again).
    */
   private[footer] def head(buf: ByteBuffer, form: FooterForm, footer: FooterBytes): Either[FallbackReason, FlatSchema] = {
     val known = if (footer == null) null else footer.verifiedHead
@@ -135,7 +136,8 @@ private[superspark] object FooterReader {
           schemaVersionProblem(md, form) match {
             case Some(reason) => Left(reason)
             case None =>
-              val schema = if (headSchema.shared != null) headSchema.shared else SchemaShare.Footers.read(buf, headSchema)
+              val schema =
+                if (headSchema.shared != null) headSchema.shared else SchemaShare.Footers.read(buf, headSchema)
               if (footer != null) footer.verifiedHead = schema
               Right(schema)
           }
