@@ -3,7 +3,7 @@ package io.superspark.parquet.interceptor
 import java.util.Locale
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{ChecksumFileSystem, FSDataInputStream, Path}
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
@@ -61,7 +61,8 @@ private[superspark] object FooterOpener extends Logging {
       metrics: FooterSQLMetrics,
       cacheBytes: Long = 0L): Option[OpenedFooter] = {
     // The file's status as it is now (HadoopInputFile.fromPath takes the same one): the cache key.
-    val status = path.getFileSystem(conf).getFileStatus(path)
+    val fs = path.getFileSystem(conf)
+    val status = fs.getFileStatus(path)
     val inputFile = HadoopInputFile.fromStatus(status, conf)
     val cacheKey = FooterCache.Key(status.getPath.toString, status.getLen, status.getModificationTime, FooterFiles.versionOf(status))
     // Opened at the first read: a cache hit without keepOpen opens nothing.
@@ -70,6 +71,12 @@ private[superspark] object FooterOpener extends Logging {
       if (stream == null) stream = inputFile.newStream()
       stream
     }
+    // On a checksummed file system (Hadoop's local one, which checks a `.crc` sidecar as it
+    // reads) the extension's bytes and the cache's tail checks are read from the raw file
+    // system beneath it: the extension's own CRCs cover its FlatBuffer and length, and a part
+    // that does not verify is read again, whole, through the checked stream. Data pages and
+    // Thrift footers are read through the checked stream, as Spark's reader reads them.
+    var raw: FSDataInputStream = null
     var keep = false
     try {
       val began = System.nanoTime()
@@ -78,6 +85,13 @@ private[superspark] object FooterOpener extends Logging {
         in.seek(off)
         in.readFully(out, at, len)
         bytesRead += len
+      }
+      val readUnchecked: (Long, Array[Byte], Int, Int) => Unit = fs match {
+        case checked: ChecksumFileSystem => (off, out, at, len) =>
+          if (raw == null) raw = checked.getRawFileSystem.open(path)
+          raw.readFully(off, out, at, len)
+          bytesRead += len
+        case _ => readInto
       }
       val readAt = { (off: Long, len: Int) =>
         val out = new Array[Byte](len)
@@ -106,13 +120,18 @@ private[superspark] object FooterOpener extends Logging {
         }
       // Without a version (no ETag), an entry is served only while the file's tail still reads
       // the same (FooterCache: a same-length rewrite within the time resolution).
-      def tailNow(): Array[Byte] = { val (off, n) = FooterCache.tailRange(inputFile.getLength); readAt(off, n) }
+      def tailNow(): Array[Byte] = {
+        val (off, n) = FooterCache.tailRange(inputFile.getLength)
+        val out = new Array[Byte](n)
+        readUnchecked(off, out, 0, n)
+        out
+      }
       val found = if (cacheBytes > 0) FooterCache.get(cacheKey) else None
       val cached = found.filter(e => cacheKey.version.nonEmpty || java.util.Arrays.equals(e.tail, tailNow()))
       if (found.isDefined && cached.isEmpty) FooterCache.remove(cacheKey)
       val hit = cached.flatMap(e => flatBufferOf(e.bytes).map(r => (e, r)))
       if (cached.isDefined && hit.isEmpty) FooterCache.remove(cacheKey)
-      val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readInto).flatMap { part =>
+      val fast = hit.orElse(FooterColumns.readExtensionOnly(path.toString, inputFile.getLength, readUnchecked).flatMap { part =>
         flatBufferOf(part).map(r => (FooterCache.Entry(part, whole = false), r))
       })
       val (entry, result) = fast.getOrElse {
@@ -146,6 +165,7 @@ private[superspark] object FooterOpener extends Logging {
         if (cacheBytes > 0 && (cacheKey.version.nonEmpty || tail != null)) Some((cacheKey, cacheBytes)) else None,
         tail))
     } finally {
+      if (raw != null) raw.close()
       if (!keep && stream != null) stream.close()
     }
   }

@@ -99,6 +99,52 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
     }
   }
 
+  test("on Hadoop's checksummed local file system the extension is read without the .crc check; damage is still caught") {
+    withTempDir { dir =>
+      val path = dir.resolve("t").toString
+      val df = spark.range(0, 200).selectExpr("id" +: (1 to 40).map(i => s"id * $i AS c$i"): _*)
+      withSQLConf(FooterInterceptorConf.WriteKey -> "true") { df.coalesce(1).write.parquet(path) }
+      val expected = df.collect().map(_.toString).sorted.toSeq
+      val Seq(file) = parquetFiles(dir)
+      val crc = file.resolveSibling(s".${file.getFileName}.crc")
+      val bytes = Files.readAllBytes(file)
+      val sums = Files.readAllBytes(crc)
+      // The extension part's place in the file, and Hadoop's sidecar: an 8-byte header, then a
+      // CRC of each 512 bytes. The data pages end before the extension's first chunk.
+      val part = FooterColumns.readExtensionOnly(file.toString, bytes.length.toLong, (off, out, at, len) =>
+        System.arraycopy(bytes, off.toInt, out, at, len)).get
+      val first = (part.footerOffset / 512).toInt
+      val last = (bytes.length - 1) / 512
+      assert(sums.length == 8 + 4 * (last + 1) && first > 0)
+      // 1. The sums of the extension's chunks (and the tail's) damaged: Spark's reader, which
+      //    reads the Thrift footer through the checked stream, fails; the footer library reads
+      //    the extension, which its own CRC covers, and the data pages through the checked stream.
+      val damagedSums = sums.clone()
+      (first to last).foreach(c => damagedSums(8 + 4 * c) = (damagedSums(8 + 4 * c) ^ 0x55).toByte)
+      Files.write(crc, damagedSums)
+      withSQLConf(FooterInterceptorConf.ReadKey -> "false") {
+        val e = intercept[Exception](spark.read.parquet(path).collect())
+        assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+          .exists(_.isInstanceOf[org.apache.hadoop.fs.ChecksumException]), e)
+      }
+      FooterCache.clear()
+      val scans = spark.read.parquet(path)
+      assert(scans.collect().map(_.toString).sorted.toSeq == expected)
+      assert(FooterSQLMetrics.ofPlan(scans.queryExecution.executedPlan)("footers_flatbuffer") == 1L)
+      // 2. A byte of the FlatBuffer changed under intact sums: the extension's CRC rejects it,
+      //    the footer is read again through the checked stream, and Hadoop's check fails the read.
+      Files.write(crc, sums)
+      val damaged = bytes.clone()
+      val at = (part.footerOffset + part.footer.length / 2).toInt
+      damaged(at) = (damaged(at) ^ 0x01).toByte
+      Files.write(file, damaged)
+      FooterCache.clear()
+      val e = intercept[Exception](spark.read.parquet(path).collect())
+      assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+        .exists(_.isInstanceOf[org.apache.hadoop.fs.ChecksumException]), e)
+    }
+  }
+
   test("written files carry an extension that decodes to the Thrift footer") {
     withTempDir { dir =>
       spark.conf.set(FooterInterceptorConf.WriteKey, "true")
