@@ -82,6 +82,12 @@ private[superspark] object FooterCache {
   private val lock = new Object
   /** Access order: iteration starts at the least recently used entry. */
   private val entries = new java.util.LinkedHashMap[Key, Entry](16, 0.75f, true)
+  /** The entries by path and length alone, for [[dataEnd]]: the last key put of each, and its data's end. */
+  private val byFile = new java.util.HashMap[(String, Long), (Key, Long)]
+  private def unindex(key: Key): Unit = {
+    val at = byFile.get((key.path, key.length))
+    if (at != null && at._1 == key) byFile.remove((key.path, key.length))
+  }
   private var held = 0L
   private var evictions = 0L
 
@@ -97,21 +103,37 @@ private[superspark] object FooterCache {
     val old = entries.remove(key)
     if (old != null) held -= old.size
     if (size <= maxBytes) {
-      val it = entries.values.iterator
+      val it = entries.entrySet.iterator
       while (held + size > maxBytes && it.hasNext) {
-        held -= it.next().size
+        val e = it.next()
+        held -= e.getValue.size
         it.remove()
+        unindex(e.getKey)
         evictions += 1
       }
       entries.put(key, entry)
+      byFile.put((key.path, key.length), (key, entry.bytes.dataEnd))
       held += size
+    } else {
+      unindex(key)
     }
+  }
+
+  /**
+   * Where the data of the file at `path` of `length` bytes ends (its footer starts), when the
+   * cache holds that file's footer: a scan that reads it from here reads none of the footer's
+   * bytes from the file ([[FooterSplitPacking]]). Not marked as used; no version or time
+   * checked (a hint for packing splits, never for reading).
+   */
+  def dataEnd(path: String, length: Long): Option[Long] = lock.synchronized {
+    Option(byFile.get((path, length))).map(_._2)
   }
 
   /** Drops the entry of `key` (e.g. one whose bytes no longer decode for some projection). */
   def remove(key: Key): Unit = lock.synchronized {
     val old = entries.remove(key)
     if (old != null) held -= old.size
+    unindex(key)
   }
 
   /** Footer bytes held now; never more than the bound of the last insert. */
@@ -135,6 +157,7 @@ private[superspark] object FooterCache {
    */
   def clear(): Unit = lock.synchronized {
     entries.clear()
+    byFile.clear()
     held = 0
     evictions = 0
     SchemaShare.Footers.clear()

@@ -25,6 +25,12 @@ private[superspark] object FooterInterceptorConf {
   val CacheEnabledKey: String = SuperSparkSQLConf.FooterCacheEnabled.key
   val CacheMaxBytesKey: String = SuperSparkSQLConf.FooterCacheMaxBytes.key
 
+  /** Pack a scan's splits by the bytes its tasks read ([[FooterSplitPacking]]). */
+  val PackSplitsKey: String = SuperSparkSQLConf.FooterPackSplits.key
+
+  /** Whether scans of this session pack their splits: the setting, with the footer cache on. */
+  def packSplits(conf: SQLConf): Boolean = cacheBytes(conf) > 0 && SuperSparkSQLConf.footerPackSplits(conf)
+
   /** The footer cache's bound for a scan of this session: 0 when the cache is off. */
   def cacheBytes(conf: SQLConf): Long =
     if (SuperSparkSQLConf.footerCacheEnabled(conf)) SuperSparkSQLConf.footerCacheMaxBytes(conf) else 0L

@@ -94,7 +94,7 @@ private[superspark] object FooterColumns {
     val before = partLength.toInt - known
     if (before > 0) readInto(partOffset, part, 0, before)
     System.arraycopy(last, n - 8 - known, part, before, known)
-    Some(FooterBytes(path, fileLength, partOffset, part))
+    Some(FooterBytes(path, fileLength, partOffset, part, footerStart = footerOffset))
   }
 
   /**

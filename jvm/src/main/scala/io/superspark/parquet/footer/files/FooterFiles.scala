@@ -17,7 +17,14 @@ import io.superspark.parquet.thrift.{MalformedThriftFooterException, ThriftExtra
  * (PAR3) file, whose footer is the FlatBuffer, its CRC, its size and the size's CRC.
  */
 private[superspark] final case class FooterBytes(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte],
-    isFinal: Boolean = false) {
+    isFinal: Boolean = false, footerStart: Long = -1L) {
+  /**
+   * Where the file's footer starts, the end of its data: `footerStart` when given (the
+   * extension part alone is read from the Thrift footer's end), else `footerOffset` (these
+   * bytes are the whole footer).
+   */
+  def dataEnd: Long = if (footerStart >= 0) footerStart else footerOffset
+
   /** The footer + length + magic (or the final form's footer + PAR3): what `add`/`strip`/`migrate` rewrite. */
   def tailLength: Long = fileLength - footerOffset
 

@@ -15,4 +15,14 @@ object SparkInternals {
 
   /** Waits until the listener bus has delivered every event posted so far (`listenerBus` is `private[spark]`). */
   def drainListenerBus(sc: org.apache.spark.SparkContext, timeoutMillis: Long): Unit = sc.listenerBus.waitUntilEmpty(timeoutMillis)
+
+  /**
+   * `RDD.mapPartitionsWithIndexInternal` and `mapPartitionsInternal` (`private[spark]`): a map
+   * without closure cleaning, as Spark's own scan nodes map their read RDD.
+   */
+  def mapPartitionsWithIndexInternal[T, U: scala.reflect.ClassTag](rdd: org.apache.spark.rdd.RDD[T])(
+      f: (Int, Iterator[T]) => Iterator[U]): org.apache.spark.rdd.RDD[U] = rdd.mapPartitionsWithIndexInternal(f)
+
+  def mapPartitionsInternal[T, U: scala.reflect.ClassTag](rdd: org.apache.spark.rdd.RDD[T])(
+      f: Iterator[T] => Iterator[U]): org.apache.spark.rdd.RDD[U] = rdd.mapPartitionsInternal(f)
 }

@@ -51,6 +51,13 @@ object SuperSparkSQLConf {
       .version(Since).bytesConf(org.apache.spark.network.util.ByteUnit.BYTE)
       .checkValue(_ >= 0, "must be 0 or more bytes").createWithDefaultString("128m"))
 
+  val FooterPackSplits: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.cache.packSplits")(
+    _.doc("Pack a scan's splits into tasks by the bytes a task reads from each file: a file whose footer this " +
+      "JVM's footer cache holds counts its data alone, not the footer the scan will not read (Spark counts the " +
+      "file's whole length against spark.sql.files.maxPartitionBytes). Only joins Spark's partitions, never splits " +
+      "them; bucketed scans are left as Spark plans them. See docs/footer-cache.md.")
+      .version(Since).booleanConf.createWithDefault(true))
+
   val LinearCanonicalization: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.plan.linearCanonicalization")(
     _.doc("Build the canonical form of a file-source relation (Spark's LogicalRelation) in time linear in its " +
       "columns instead of Spark 4.0-4.3's quadratic time. Delta's scan preparation canonicalizes every scanned " +
@@ -132,6 +139,7 @@ object SuperSparkSQLConf {
   def footerForm(conf: SQLConf): String = conf.getConf(FooterForm)
   def footerCacheEnabled(conf: SQLConf): Boolean = conf.getConf(FooterCacheEnabled)
   def footerCacheMaxBytes(conf: SQLConf): Long = conf.getConf(FooterCacheMaxBytes)
+  def footerPackSplits(conf: SQLConf): Boolean = conf.getConf(FooterPackSplits)
   def linearCanonicalization(conf: SQLConf): Boolean = conf.getConf(LinearCanonicalization)
   def alpColumns(conf: SQLConf): String = conf.getConf(AlpColumns)
   def alpForm(conf: SQLConf): String = conf.getConf(AlpForm)
