@@ -27,19 +27,43 @@ private[superspark] trait FooterScanExecBase extends FileSourceScanExec {
 
   override lazy val metrics: Map[String, SQLMetric] = super.metrics ++ footerMetrics.sqlMetrics
 
-  /** Spark's `inputRDD`, packed when the session packs splits and the scan is not bucketed. */
-  private lazy val packedInputRDD: RDD[InternalRow] =
-    if (bucketedScan || !FooterInterceptorConf.packSplits(conf)) inputRDD
-    else FooterSplitPacking.pack(inputRDD, conf, relation.sparkSession.sparkContext.defaultParallelism)
+  /**
+   * Whether this line's Spark leaves the scan's partitions to it (Spark 4.3's scans marked for
+   * single-task execution coalesce them to one: not packed).
+   */
+  protected def mayPackSplits: Boolean = true
 
-  override def inputRDDs(): Seq[RDD[InternalRow]] = packedInputRDD :: Nil
+  /**
+   * Spark's `inputRDD` packed ([[FooterSplitPacking]]) when the session packs splits, the scan is
+   * not bucketed and packing joins some of its partitions; else None, and Spark's own code runs.
+   */
+  private lazy val packedInputRDD: Option[RDD[InternalRow]] =
+    if (bucketedScan || !mayPackSplits || !FooterInterceptorConf.packSplits(conf)) None
+    else Some(FooterSplitPacking.pack(inputRDD, conf, relation.sparkSession.sparkContext.defaultParallelism))
+      .filter(_ ne inputRDD)
 
-  override protected def doExecute(): RDD[InternalRow] = {
+  override def inputRDDs(): Seq[RDD[InternalRow]] = packedInputRDD match {
+    case Some(rdd) => rdd :: Nil
+    case None => super.inputRDDs()
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = packedInputRDD match {
+    case None => super.doExecute()
+    case Some(packed) => rows(packed)
+  }
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = packedInputRDD match {
+    case None => super.doExecuteColumnar()
+    case Some(packed) => batches(packed.asInstanceOf[RDD[ColumnarBatch]])
+  }
+
+  /** What Spark's node does with its read RDD's rows: counted, made unsafe rows where needed. */
+  private def rows(packed: RDD[InternalRow]): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
     // Spark's vectorized Parquet reader gives rows that are not all unsafe rows.
     val toUnsafeRows = relation.fileFormat.isInstanceOf[ParquetFileFormat] && conf.parquetVectorizedReaderEnabled
     val outputSchema = schema
-    SparkInternals.mapPartitionsWithIndexInternal(packedInputRDD) { (index, rows: Iterator[InternalRow]) =>
+    SparkInternals.mapPartitionsWithIndexInternal(packed) { (index, rows: Iterator[InternalRow]) =>
       val project = if (toUnsafeRows) {
         val p = UnsafeProjection.create(outputSchema)
         p.initialize(index)
@@ -52,10 +76,11 @@ private[superspark] trait FooterScanExecBase extends FileSourceScanExec {
     }
   }
 
-  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+  /** What Spark's node does with its read RDD's batches: counted and timed. */
+  private def batches(packed: RDD[ColumnarBatch]): RDD[ColumnarBatch] = {
     val numOutputRows = longMetric("numOutputRows")
     val scanTime = longMetric("scanTime")
-    SparkInternals.mapPartitionsInternal(packedInputRDD.asInstanceOf[RDD[ColumnarBatch]]) { batches =>
+    SparkInternals.mapPartitionsInternal(packed) { batches =>
       new Iterator[ColumnarBatch] {
         // The file scan reads as `hasNext` is asked: that is the scan's time.
         override def hasNext: Boolean = {

@@ -27,7 +27,10 @@ private[superspark] class FooterScanExec(
     markedForSingleTaskExecution: Boolean)(val footerMetrics: FooterSQLMetrics)
   extends FileSourceScanExec(relation, stream, output, requiredSchema, partitionFilters, optionalBucketSet,
     optionalNumCoalescedBuckets, dataFilters, tableIdentifier, disableBucketedScan, markedForSingleTaskExecution)
-  with FooterScanExecBase
+  with FooterScanExecBase {
+  // Spark 4.3 runs a scan marked for single-task execution as one task: its partitions are Spark's.
+  override protected def mayPackSplits: Boolean = !useSingleTaskExecution
+}
 
 private[superspark] object FooterScanExec {
   /** The scan with a fresh set of counters, given to its file format and to its metrics. */
