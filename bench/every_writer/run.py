@@ -22,6 +22,10 @@ application that does it.
    Each query is timed whole and in its two parts: planning (`executedPlan`: Delta's optimizer
    rules, its jobs over the log and Spark's canonicalization of the wide relation, the same work
    on both sides) and execution (the scan, where the footers are read).
+   Then the `on` table's second query again in the `on` application, with
+   spark.superspark.parquet.footer.cache.packSplits false and true in turn (ROUNDS paired rounds
+   after a warm-up pair, the footer cache warm): Spark's one task a 70 MB file against tasks
+   packed by the data they read.
 
 3. planning: a WIDE_COLUMNS-column Delta table with no data files and a Parquet folder of the same
    schema, in the `off` application: the 5-column count planned on each (`executedPlan`), and
@@ -120,6 +124,18 @@ for line in sys.stdin:
                         "metrics": pi.footer_metrics(spark)})
         spark.conf.unset("spark.superspark.parquet.footer.read")
         print(json.dumps(out), flush=True)
+    elif c["op"] == "again":
+        # the same count with the footer cache as the last query left it, splits packed or not
+        spark.conf.set("spark.superspark.parquet.footer.cache.packSplits", "true" if c["pack"] else "false")
+        cols = c["cols"]
+        t = time.perf_counter()
+        counted = spark.read.format("delta").load(c["path"]).select(*cols).where(f"{cols[1]} >= 0").groupBy().count()
+        counted._jdf.queryExecution().executedPlan()
+        planned = time.perf_counter()
+        n = counted.collect()[0][0]
+        done = time.perf_counter()
+        spark.conf.unset("spark.superspark.parquet.footer.cache.packSplits")
+        print(json.dumps({"plan": planned - t, "run": done - planned, "secs": done - t, "count": n}), flush=True)
     elif c["op"] == "planning":
         cols, path = c["cols"], c["path"]
         spark.conf.set("spark.superspark.plan.linearCanonicalization", "true" if c["linear"] else "false")
@@ -234,6 +250,21 @@ def main() -> None:
                     a, b = t[(q, "off", part)], t[(q, "on", part)]
                     print(f"{name}: off {rounds.spread(a)}, on {rounds.spread(b)}; {rounds.ratio_line(a, b)}; {label}",
                           flush=True)
+            # the `on` table's second query in the `on` application, its splits packed by what each task
+            # reads (the default) and not, in turn: the same JVM, footer cache and files
+            t = {(pack, part): [] for pack in (False, True) for part in parts}
+            for rnd in range(ROUNDS + 1):
+                for pack in ((True, False) if rnd % 2 else (False, True)):
+                    r = on.ask(op="again", path=tables["on"], cols=cols, pack=pack)
+                    assert r["count"] == rows, r
+                    if rnd:
+                        for part in parts:
+                            t[(pack, part)].append(r[part])
+            for part, name in (("secs", "delta_wide_second_packed"), ("run", "delta_wide_execution_second_packed")):
+                a, b = t[(False, part)], t[(True, part)]
+                print(f"{name}: unpacked {rounds.spread(a)}, packed {rounds.spread(b)}; {rounds.ratio_line(a, b)}; "
+                      f"the `on` table, warm footer cache, spark.superspark.parquet.footer.cache.packSplits false / true",
+                      flush=True)
         if "planning" in PARTS:
             cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
             t = {(k, lin): [] for k in ("canonicalize", "delta", "parquet") for lin in (False, True)}
