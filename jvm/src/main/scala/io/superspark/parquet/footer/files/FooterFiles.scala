@@ -25,6 +25,10 @@ private[superspark] final case class FooterBytes(path: String, fileLength: Long,
    */
   def dataEnd: Long = if (footerStart >= 0) footerStart else footerOffset
 
+  /** The whole footer's bytes (Java callers, which do not see Scala's default arguments). */
+  def this(path: String, fileLength: Long, footerOffset: Long, footer: Array[Byte], isFinal: Boolean) =
+    this(path, fileLength, footerOffset, footer, isFinal, -1L)
+
   /** The footer + length + magic (or the final form's footer + PAR3): what `add`/`strip`/`migrate` rewrite. */
   def tailLength: Long = fileLength - footerOffset
 
