@@ -22,10 +22,12 @@ application that does it.
    Each query is timed whole and in its two parts: planning (`executedPlan`: Delta's optimizer
    rules, its jobs over the log and Spark's canonicalization of the wide relation, the same work
    on both sides) and execution (the scan, where the footers are read).
-   Then the `on` table's second query again in the `on` application, with
-   spark.superspark.parquet.footer.cache.packSplits false and true in turn (ROUNDS paired rounds
-   after a warm-up pair, the footer cache warm): Spark's one task a 70 MB file against tasks
-   packed by the data they read.
+   Then the `on` table's second query again in the `on` application, ROUNDS paired rounds after a
+   warm-up pair, the footer cache warm: with spark.superspark.parquet.footer.cache.packSplits
+   false and the default (true) in turn (Spark's one task a 70 MB file against tasks packed by
+   the data they read), then with parquet.hadoop.vectored.io.enabled true and unset in turn
+   (parquet-java's vectored reads through Hadoop's checksummed local file system against the
+   sequential reads superspark's reader makes there when the setting is unset).
 
 3. planning: a WIDE_COLUMNS-column Delta table with no data files and a Parquet folder of the same
    schema, in the `off` application: the 5-column count planned on each (`executedPlan`), and
@@ -125,8 +127,9 @@ for line in sys.stdin:
         spark.conf.unset("spark.superspark.parquet.footer.read")
         print(json.dumps(out), flush=True)
     elif c["op"] == "again":
-        # the same count with the footer cache as the last query left it, splits packed or not
-        spark.conf.set("spark.superspark.parquet.footer.cache.packSplits", "true" if c["pack"] else "false")
+        # the same count with the footer cache as the last query left it, with the settings given
+        for k, v in c["settings"].items():
+            spark.conf.set(k, v)
         cols = c["cols"]
         t = time.perf_counter()
         counted = spark.read.format("delta").load(c["path"]).select(*cols).where(f"{cols[1]} >= 0").groupBy().count()
@@ -134,7 +137,8 @@ for line in sys.stdin:
         planned = time.perf_counter()
         n = counted.collect()[0][0]
         done = time.perf_counter()
-        spark.conf.unset("spark.superspark.parquet.footer.cache.packSplits")
+        for k in c["settings"]:
+            spark.conf.unset(k)
         print(json.dumps({"plan": planned - t, "run": done - planned, "secs": done - t, "count": n}), flush=True)
     elif c["op"] == "planning":
         cols, path = c["cols"], c["path"]
@@ -250,21 +254,26 @@ def main() -> None:
                     a, b = t[(q, "off", part)], t[(q, "on", part)]
                     print(f"{name}: off {rounds.spread(a)}, on {rounds.spread(b)}; {rounds.ratio_line(a, b)}; {label}",
                           flush=True)
-            # the `on` table's second query in the `on` application, its splits packed by what each task
-            # reads (the default) and not, in turn: the same JVM, footer cache and files
-            t = {(pack, part): [] for pack in (False, True) for part in parts}
-            for rnd in range(ROUNDS + 1):
-                for pack in ((True, False) if rnd % 2 else (False, True)):
-                    r = on.ask(op="again", path=tables["on"], cols=cols, pack=pack)
-                    assert r["count"] == rows, r
-                    if rnd:
-                        for part in parts:
-                            t[(pack, part)].append(r[part])
-            for part, name in (("secs", "delta_wide_second_packed"), ("run", "delta_wide_execution_second_packed")):
-                a, b = t[(False, part)], t[(True, part)]
-                print(f"{name}: unpacked {rounds.spread(a)}, packed {rounds.spread(b)}; {rounds.ratio_line(a, b)}; "
-                      f"the `on` table, warm footer cache, spark.superspark.parquet.footer.cache.packSplits false / true",
-                      flush=True)
+            # the `on` table's second query in the `on` application with one of superspark's choices
+            # made and not, in turn: the same JVM, footer cache and files
+            for key, name, without, setting in (
+                    ("spark.superspark.parquet.footer.cache.packSplits", "packed", "unpacked",
+                     {False: {"spark.superspark.parquet.footer.cache.packSplits": "false"}, True: {}}),
+                    # the session's value reaches the reader's Hadoop configuration (set: the reader keeps it)
+                    ("parquet.hadoop.vectored.io.enabled", "sequential", "vectored",
+                     {False: {"parquet.hadoop.vectored.io.enabled": "true"}, True: {}})):
+                t = {(made, part): [] for made in (False, True) for part in parts}
+                for rnd in range(ROUNDS + 1):
+                    for made in ((True, False) if rnd % 2 else (False, True)):
+                        r = on.ask(op="again", path=tables["on"], cols=cols, settings=setting[made])
+                        assert r["count"] == rows, r
+                        if rnd:
+                            for part in parts:
+                                t[(made, part)].append(r[part])
+                for part, line in (("secs", f"delta_wide_second_{name}"), ("run", f"delta_wide_execution_second_{name}")):
+                    a, b = t[(False, part)], t[(True, part)]
+                    print(f"{line}: {without} {rounds.spread(a)}, {name} {rounds.spread(b)}; {rounds.ratio_line(a, b)}; "
+                          f"the `on` table, warm footer cache, {key} {setting[False][key]} / the default", flush=True)
         if "planning" in PARTS:
             cols = ["id"] + [f"c{i}" for i in (WIDE_COLUMNS // 4, WIDE_COLUMNS // 2, 3 * WIDE_COLUMNS // 4, WIDE_COLUMNS - 1)]
             t = {(k, lin): [] for k in ("canonicalize", "delta", "parquet") for lin in (False, True)}

@@ -23,12 +23,13 @@ import io.superspark.parquet.logicaltypes.ParquetLogicalTypes
  * the footer bytes the library read or found cached (the extension part alone, or the whole
  * footer, `wholeFooter`); null when Spark's own reader opened the file. `cacheAs`: the file's
  * cache key and the cache's bound, when the cache is on; `cacheTail`: the file's tail kept with
- * a key without a version ([[FooterCache.Entry.tail]]).
+ * a key without a version ([[FooterCache.Entry.tail]]). `checksummed`: the file is on a checksummed
+ * file system (Hadoop's local one), whose streams check a `.crc` sidecar as they read.
  */
 private[superspark] final case class OpenedFooter(footer: ParquetMetadata, inputFile: HadoopInputFile,
     inputStream: Option[SeekableInputStream], fileSchema: MessageType, isFinal: Boolean = false,
     footerBytes: FooterBytes = null, wholeFooter: Boolean = false, cacheAs: Option[(FooterCache.Key, Long)] = None,
-    cacheTail: Array[Byte] = null) extends org.apache.spark.sql.superspark.ScanFooter
+    cacheTail: Array[Byte] = null, checksummed: Boolean = false) extends org.apache.spark.sql.superspark.ScanFooter
 
 /**
  * Opens a Parquet file and reads its footer through the footer library: the FlatBuffer
@@ -163,7 +164,7 @@ private[superspark] object FooterOpener extends Logging {
       Some(OpenedFooter(ParquetLogicalTypes.forSpark(result.metadata), inputFile, if (keepOpen) Some(in) else None,
         result.metadata.getFileMetaData.getSchema, bytes.isFinal, bytes, entry.whole,
         if (cacheBytes > 0 && (cacheKey.version.nonEmpty || tail != null)) Some((cacheKey, cacheBytes)) else None,
-        tail))
+        tail, fs.isInstanceOf[ChecksumFileSystem]))
     } finally {
       if (raw != null) raw.close()
       if (!keep && stream != null) stream.close()

@@ -39,6 +39,20 @@ private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes
       columns: Option[Seq[String]], caseSensitive: Boolean): Option[ScanFooter] =
     FooterOpener.open(conf, path, start, length, keepOpen, columns, caseSensitive, strict, metrics, cacheBytes)
 
+  /**
+   * On a checksummed file system (Hadoop's local one), parquet-java reads the column chunks one
+   * after another rather than through Hadoop's vectored read, unless the configuration names
+   * `parquet.hadoop.vectored.io.enabled` itself. That file system's vectored read joins each range
+   * with its checksum range through `CompletableFuture.thenCombineAsync` on the JVM's common pool,
+   * and where that pool has fewer than two threads (a JVM on two cores or fewer) Java starts a new
+   * thread for every range: a projected read of a wide file starts thousands (docs/parquet-interceptor.md).
+   */
+  override def readerSettings(conf: Configuration, footer: ScanFooter): Unit = footer match {
+    case opened: OpenedFooter if opened.checksummed && conf.get(InterceptorScanHooks.VectoredReads) == null =>
+      conf.setBoolean(InterceptorScanHooks.VectoredReads, false)
+    case _ =>
+  }
+
   override def batchColumns(enabled: Boolean, required: StructType, partitionColumns: Int, capacity: Int,
       offHeapEnabled: Boolean, caseSensitive: Boolean, returningBatch: Boolean)
       : (Path, ScanFooter, Configuration) => BatchColumns = {
@@ -64,6 +78,9 @@ private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes
 }
 
 private[superspark] object InterceptorScanHooks {
+  /** parquet-java's `ParquetInputFormat.HADOOP_VECTORED_IO_ENABLED`. */
+  val VectoredReads = "parquet.hadoop.vectored.io.enabled"
+
   /** The hooks of a scan or inference in `session`, with counters made for it unless given. */
   def apply(session: SparkSession, metrics: Option[FooterSQLMetrics] = None): InterceptorScanHooks = {
     val conf = session.sessionState.conf

@@ -17,6 +17,10 @@ import io.superspark.parquet.footer.codec.{FooterLayout, MetadataDiff}
 
 class ParquetInterceptorSuite extends SparkSessionSuite {
 
+  override protected def extraConf: Map[String, String] =
+    Map("spark.hadoop.fs.vecfs.impl" -> classOf[VectoredCountingFileSystem].getName,
+      "spark.hadoop.fs.vecfs.impl.disable.cache" -> "true")
+
   private def withTempDir(f: Path => Unit): Unit = {
     val dir = Files.createTempDirectory("interceptor")
     try f(dir) finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
@@ -142,6 +146,39 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
       val e = intercept[Exception](spark.read.parquet(path).collect())
       assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
         .exists(_.isInstanceOf[org.apache.hadoop.fs.ChecksumException]), e)
+    }
+  }
+
+  test("on Hadoop's checksummed local file system the reader reads column chunks without vectored reads, unless told to") {
+    withTempDir { dir =>
+      val path = dir.resolve("t").toString
+      // 60 columns, 8 row groups: each row group's 3 columns read are 3 ranges apart
+      val df = spark.range(0, 4000, 1, 1).selectExpr("id" +: (1 until 60).map(i => s"id * $i AS c$i"): _*)
+      withSQLConf(FooterInterceptorConf.WriteKey -> "true", "parquet.block.size" -> "1",
+          "parquet.page.size.row.check.min" -> "500", "parquet.page.size.row.check.max" -> "500") {
+        df.write.parquet(path)
+      }
+      val Seq(file) = parquetFiles(dir)
+      val rowGroups = ParquetFileReader.readFooter(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri),
+        spark.sessionState.newHadoopConf()), org.apache.parquet.format.converter.ParquetMetadataConverter.NO_FILTER)
+        .getBlocks.size
+      assert(rowGroups == 8)
+      val expected = df.selectExpr("id", "c20", "c40").where("c20 >= 0").collect().map(_.toString).sorted.toSeq
+      val vecfs = s"vecfs://${file.getParent.toUri.getPath}"
+      def read(): Int = {
+        val before = VectoredCountingFileSystem.vectoredReads
+        val rows = spark.read.parquet(vecfs).selectExpr("id", "c20", "c40").where("c20 >= 0").collect()
+        assert(rows.map(_.toString).sorted.toSeq == expected)
+        VectoredCountingFileSystem.vectoredReads - before
+      }
+      // unset: one range after another, through the checked stream
+      assert(read() == 0)
+      // set by the user: parquet-java's vectored read, a call a row group
+      withSQLConf(InterceptorScanHooks.VectoredReads -> "true") { assert(read() == rowGroups) }
+      // Spark's own reader (the interceptor off) keeps parquet-java's default (vectored from 1.16)
+      val parquetDefault = org.apache.parquet.HadoopReadOptions.builder(new org.apache.hadoop.conf.Configuration(false))
+        .build().useHadoopVectoredIo()
+      withSQLConf(FooterInterceptorConf.ReadKey -> "false") { assert(read() == (if (parquetDefault) rowGroups else 0)) }
     }
   }
 

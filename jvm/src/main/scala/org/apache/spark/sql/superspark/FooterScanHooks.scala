@@ -65,6 +65,12 @@ trait FooterScanHooks extends Serializable {
       columns: Option[Seq[String]], caseSensitive: Boolean): Option[ScanFooter]
 
   /**
+   * Settings of parquet-java's reader for one file, made on `conf`, the file's own copy of the
+   * task's configuration (the one Spark's reader of that file is built from), once its footer is open.
+   */
+  def readerSettings(conf: Configuration, footer: ScanFooter): Unit
+
+  /**
    * A scan's extra batch columns per file (`enabled`: the vectorized reader, columns matched by name).
    * The returned function is made on the driver and shipped with the reader function.
    */

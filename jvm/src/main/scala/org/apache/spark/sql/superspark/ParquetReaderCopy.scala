@@ -169,6 +169,7 @@ object ParquetReaderCopy {
         val attemptId = new TaskAttemptID(new TaskID(new JobID(), TaskType.MAP, 0), 0)
         val hadoopAttemptContext = new TaskAttemptContextImpl(broadcastedHadoopConf.value.value, attemptId)
         pushed.foreach(ParquetInputFormat.setFilterPredicate(hadoopAttemptContext.getConfiguration, _))
+        hooks.readerSettings(hadoopAttemptContext.getConfiguration, openedFooter) // Ours: the file's reader settings.
         if (enableVectorizedReader) {
           buildVectorizedIterator(hadoopAttemptContext, split, file.partitionValues, partitionSchema, convertTz,
             datetimeRebaseSpec, int96RebaseSpec, enableOffHeapColumnVector, returningBatch, capacity, openedFooter,
