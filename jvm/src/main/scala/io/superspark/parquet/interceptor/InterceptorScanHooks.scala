@@ -45,7 +45,8 @@ private[superspark] final class InterceptorScanHooks(strict: Boolean, cacheBytes
    * `parquet.hadoop.vectored.io.enabled` itself. That file system's vectored read joins each range
    * with its checksum range through `CompletableFuture.thenCombineAsync` on the JVM's common pool,
    * and where that pool has fewer than two threads (a JVM on two cores or fewer) Java starts a new
-   * thread for every range: a projected read of a wide file starts thousands (docs/parquet-interceptor.md).
+   * thread for each of those tasks: about one a row group read, thousands a query of a wide table
+   * (docs/parquet-interceptor.md).
    */
   override def readerSettings(conf: Configuration, footer: ScanFooter): Unit = footer match {
     case opened: OpenedFooter if opened.checksummed && conf.get(InterceptorScanHooks.VectoredReads) == null =>

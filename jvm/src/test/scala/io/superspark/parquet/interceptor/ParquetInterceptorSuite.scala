@@ -152,7 +152,7 @@ class ParquetInterceptorSuite extends SparkSessionSuite {
   test("on Hadoop's checksummed local file system the reader reads column chunks without vectored reads, unless told to") {
     withTempDir { dir =>
       val path = dir.resolve("t").toString
-      // 60 columns, 8 row groups: each row group's 3 columns read are 3 ranges apart
+      // 60 columns, 8 row groups: the 3 columns read are 3 separate ranges in each row group
       val df = spark.range(0, 4000, 1, 1).selectExpr("id" +: (1 until 60).map(i => s"id * $i AS c$i"): _*)
       withSQLConf(FooterInterceptorConf.WriteKey -> "true", "parquet.block.size" -> "1",
           "parquet.page.size.row.check.min" -> "500", "parquet.page.size.row.check.max" -> "500") {
