@@ -88,6 +88,20 @@ def record(name, root, read, extra=None):
                                  "files": data_files(root), "footer_metrics": lib_metrics, **(extra or {})}
 
 
+def counted(write):
+    """Runs ``write``; the SQL metrics of the write commands it ran (the SQL tab's EveryWriterFooter nodes)."""
+    seen = max([e["execution"] for e in pi.every_writer_query_counts(spark)], default=-1)
+    write()
+    return [e["counts"] for e in pi.every_writer_query_counts(spark) if e["execution"] > seen]
+
+
+def delta_last_adds(path):
+    """The data files the table's last commit added, from its log (Delta's own record)."""
+    last = sorted(glob.glob(os.path.join(path, "_delta_log", "*.json")))[-1]
+    with open(last) as f:
+        return sum(1 for line in f if "add" in json.loads(line))
+
+
 def delta_read(path, **opts):
     return lambda: spark.read.format("delta").options(**opts).load(path)
 
@@ -123,10 +137,10 @@ def merge(d):
     p = os.path.join(d, "merge")
     base(0, 100).write.format("delta").save(p)
     base(50, 150).selectExpr("id", "part", "CAST(id AS DOUBLE) * 10.0 AS v", "concat('m', id) AS s").createOrReplaceTempView("src")
-    spark.sql(f"""MERGE INTO delta.`{p}` t USING src ON t.id = src.id
+    query_counts = counted(lambda: spark.sql(f"""MERGE INTO delta.`{p}` t USING src ON t.id = src.id
                   WHEN MATCHED THEN UPDATE SET t.v = src.v, t.s = src.s
-                  WHEN NOT MATCHED THEN INSERT *""")
-    record("delta_merge", p, delta_read(p))
+                  WHEN NOT MATCHED THEN INSERT *"""))
+    record("delta_merge", p, delta_read(p), {"query_counts": query_counts, "adds": delta_last_adds(p)})
 
 
 
@@ -160,8 +174,8 @@ def optimize(d):
     p = os.path.join(d, "optimize")
     for lo in range(0, 80, 20):
         base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
-    spark.sql(f"OPTIMIZE delta.`{p}`")
-    record("delta_optimize", p, delta_read(p))
+    query_counts = counted(lambda: spark.sql(f"OPTIMIZE delta.`{p}`"))
+    record("delta_optimize", p, delta_read(p), {"query_counts": query_counts, "adds": delta_last_adds(p)})
     p = os.path.join(d, "zorder")
     for lo in range(0, 80, 20):
         base(lo, lo + 20, 2).write.format("delta").mode("append").save(p)
@@ -193,11 +207,13 @@ if delta:
     # append, with a checkpoint every 2 commits (Delta's own Parquet in _delta_log, left alone)
     p = os.path.join(d, "append")
     spark.sql(f"CREATE TABLE delta.`{p}` ({COLS}) USING delta TBLPROPERTIES (delta.checkpointInterval = 2)")
-    base(0, 100).write.format("delta").mode("append").save(p)
+    first_append = counted(lambda: base(0, 100).write.format("delta").mode("append").save(p))
+    first_adds = delta_last_adds(p)
     base(100, 150, 2).write.format("delta").mode("append").save(p)
     base(150, 160, 1).write.format("delta").mode("append").save(p)
     jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()  # the next read loads the checkpoint
-    record("delta_append", p, delta_read(p), {"checkpoints": sorted(glob.glob(os.path.join(p, "_delta_log", "*.checkpoint*.parquet")))})
+    record("delta_append", p, delta_read(p), {"checkpoints": sorted(glob.glob(os.path.join(p, "_delta_log", "*.checkpoint*.parquet"))),
+                                              "query_counts": first_append, "adds": first_adds})
     result["scenarios"]["delta_time_travel"] = {"rows": rows(spark.read.format("delta").option("versionAsOf", 1).load(p))}
 
     if want("delta_partitioned_append"):
@@ -235,9 +251,11 @@ record("stream_parquet", p, lambda: spark.read.parquet(p))
 def hive_tables():
     spark.sql(f"CREATE TABLE hive_insert ({COLS}) STORED AS PARQUET")
     base(0, 50).createOrReplaceTempView("h")
-    spark.sql("INSERT INTO hive_insert SELECT * FROM h")
+    query_counts = counted(lambda: spark.sql("INSERT INTO hive_insert SELECT * FROM h"))
+    first_files = len(data_files(os.path.join(out, "warehouse", "hive_insert")))
     spark.sql("INSERT INTO hive_insert SELECT id + 50, part, v, s FROM h")
-    record("hive_insert", os.path.join(out, "warehouse", "hive_insert"), lambda: spark.table("hive_insert"))
+    record("hive_insert", os.path.join(out, "warehouse", "hive_insert"), lambda: spark.table("hive_insert"),
+           {"query_counts": query_counts, "adds": first_files})
     base(0, 45).write.format("hive").option("fileFormat", "parquet").saveAsTable("hive_saved")
     record("hive_save_as_table", os.path.join(out, "warehouse", "hive_saved"), lambda: spark.table("hive_saved"))
 
@@ -270,18 +288,18 @@ record("parquet_java", p, lambda: spark.read.parquet(p))
 # (and each write's stages in the write metrics, summed per stage)
 p = os.path.join(out, "spark-plain")
 stages = len(pi.every_writer_stage_counts(spark))
-base(0, 25).write.parquet(p)
+plain_queries = counted(lambda: base(0, 25).write.parquet(p))
 plain_stages = pi.every_writer_stage_counts(spark)[stages:]
-record("spark_plain", p, lambda: spark.read.parquet(p), {"stage_counts": [s["counts"] for s in plain_stages]})
+record("spark_plain", p, lambda: spark.read.parquet(p), {"stage_counts": [s["counts"] for s in plain_stages], "query_counts": plain_queries})
 before, stages = pi.every_writer_counts(spark), len(pi.every_writer_stage_counts(spark))
 spark.conf.set("spark.superspark.parquet.footer.write", "true")
 p = os.path.join(out, "spark-footer-write")
-base(0, 25).write.parquet(p)
+own_queries = counted(lambda: base(0, 25).write.parquet(p))
 spark.conf.unset("spark.superspark.parquet.footer.write")
 after, write_stages = pi.every_writer_counts(spark), pi.every_writer_stage_counts(spark)[stages:]
 record("spark_footer_write", p, lambda: spark.read.parquet(p),
        {"already_extended": after["alreadyExtended"] - before["alreadyExtended"],
-        "stage_counts": [s["counts"] for s in write_stages]})
+        "stage_counts": [s["counts"] for s in write_stages], "query_counts": own_queries})
 
 result["counts"] = pi.every_writer_counts(spark)
 result["seconds"] = round(time.monotonic() - t0, 1)

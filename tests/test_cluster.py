@@ -276,10 +276,11 @@ _EVERY_WRITER_APP = textwrap.dedent("""
     # Spark's own Parquet writer with superspark's footer write off: the tasks' file system adds it
     spark.range(400).repartition(4).selectExpr("id", "concat('v', id) AS s").write.parquet(out + "/pq")
     stage_counts = pi.every_writer_stage_counts(spark)
+    query_counts = [e["counts"] for e in pi.every_writer_query_counts(spark)]
     hosts = {r.h for r in spark.range(0, 8, 1, 8).selectExpr("reflect('java.lang.ProcessHandle', 'current') AS h").collect()}
     result = {"driver_counts": pi.every_writer_counts(spark, jvm=True), "app_counts": pi.every_writer_counts(spark),
               "rows": sorted(r.id for r in spark.read.parquet(out + "/pq").collect()),
-              "task_jvms": len(hosts), "stage_counts": stage_counts}
+              "task_jvms": len(hosts), "stage_counts": stage_counts, "query_counts": query_counts}
     spark.stop()
     print("RESULT " + json.dumps(result), flush=True)
 """)
@@ -301,6 +302,8 @@ def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     assert res["app_counts"]["heldBytesPeak"] > 0, res["app_counts"]
     # the write metrics: the executors' tasks added their files to the accumulators of the one stage that wrote them
     assert [s["counts"] for s in res["stage_counts"]] == [{"extended": 4}], res["stage_counts"]
+    # the SQL metrics of the write command (its plan's EveryWriterFooter node): the executors' tasks added their files
+    assert res["query_counts"] == [{"extended": 4}], res["query_counts"]
     files = sorted(str(p) for p in (out / "pq").glob("*.parquet"))
     assert len(files) == 4
     v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],

@@ -155,6 +155,26 @@ def test_write_metrics_count_each_write_s_files_in_its_stage(app):
     assert own["stage_counts"] == [{"alreadyExtended": len(own["files"])}], own["stage_counts"]
 
 
+def test_sql_metrics_count_each_write_command_s_files(app):
+    """The SQL metrics of each write command (its plan's EveryWriterFooter node, read from the SQL
+    tab's store): Spark's plain write and superspark's own footer write count their files as the
+    folder holds them; Delta's append, MERGE and OPTIMIZE count as many files extended as the
+    commit's log adds (Delta's own record; OPTIMIZE's files are written by a thread pool the
+    command starts); a Hive-format INSERT counts the files it created."""
+    sc = app["scenarios"]
+    assert sc["spark_plain"]["query_counts"] == [{"extended": len(sc["spark_plain"]["files"])}], sc["spark_plain"]
+    own = sc["spark_footer_write"]
+    assert own["query_counts"] == [{"alreadyExtended": len(own["files"])}], own["query_counts"]
+    checked = 0
+    for name in ("delta_append", "delta_merge", "delta_optimize", "hive_insert"):
+        if name in sc:
+            s = sc[name]
+            assert s["adds"] > 0, name
+            assert s["query_counts"] == [{"extended": s["adds"]}], (name, s["query_counts"], s["adds"])
+            checked += 1
+    assert checked == (3 if app["delta"] else 0) + (1 if app["full"] else 0)
+
+
 def test_pyarrow_duckdb_and_arrow_rs_read_each_file_the_same(app):
     if not os.access(RS, os.X_OK):
         pytest.fail(f"{RS} is missing: build it with `make parquet-rs-check`")

@@ -31,6 +31,7 @@ class SuperSparkExtensions extends (SparkSessionExtensions => Unit) {
       extensions.injectColumnar(parquet.interceptor.FooterScanColumnarRule)
       extensions.injectHintResolutionRule(parquet.interceptor.v2.RouteParquetV2Reads)
     }
+    extensions.injectColumnar(parquet.footer.writers.EveryWriterColumnarRule)
     // After the interceptor's swap, so the relation it leaves is the one made linear.
     extensions.injectPostHocResolutionRule(_ => planning.LinearCanonicalization)
   }

@@ -152,8 +152,11 @@ private[superspark] object EveryWriter {
 
   def record(path: Path, outcome: Outcome): Unit = {
     counter(outcome.name).incrementAndGet()
-    try listener(outcome.name) catch {
-      case e: Exception => log.warn(s"$path: the every-writer metrics listener failed (the file is unaffected)", e)
+    try {
+      listener(outcome.name)
+      EveryWriterQueryMetrics.add(outcome.name)
+    } catch {
+      case e: Exception => log.warn(s"$path: the every-writer metrics failed (the file is unaffected)", e)
     }
     outcome match {
       case LeftAlone(reason, detail) if reason != Reasons.NotParquetName && reason != Reasons.DeltaLog =>

@@ -1,8 +1,6 @@
 package io.superspark.parquet.footer.writers
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream, ObjectStreamClass}
 import java.util.{Base64, Map => JMap}
-import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
@@ -40,7 +38,7 @@ class EveryWriterPlugin extends SparkPlugin {
       sc.addSparkListener(stages)
       EveryWriterPlugin.driverStages = Some(stages)
       // to every executor plugin's init (extraConf): each accumulator as a task would receive it
-      accumulators.map { case (n, a) => n -> Base64.getEncoder.encodeToString(EveryWriterPlugin.serialize(a)) }.toMap.asJava
+      accumulators.map { case (n, a) => n -> Base64.getEncoder.encodeToString(TaskCopies.serialize(a)) }.toMap.asJava
     }
 
     override def receive(message: Any): AnyRef = message match {
@@ -93,43 +91,14 @@ object EveryWriterPlugin {
   /** The running application's per-stage sums of the write metrics (on the driver, while the plugin runs). */
   @volatile private[writers] var driverStages: Option[StageCounts] = None
 
-  private def serialize(a: LongAccumulator): Array[Byte] = {
-    val bytes = new ByteArrayOutputStream()
-    val out = new ObjectOutputStream(bytes)
-    out.writeObject(a) // AccumulatorV2.writeReplace: a zero copy carrying the driver's id and name
-    out.close()
-    bytes.toByteArray
-  }
-
   /**
-   * On an executor: each task's copies of the write metrics. A copy is deserialized in the task's
-   * thread from the bytes the driver sent, which registers it with the task exactly as an
-   * accumulator of a task's closure is; its value goes to the driver with the task's result.
+   * On an executor: each task's copies of the write metrics, deserialized in the task's thread
+   * from the bytes the driver sent ([[TaskCopies]]).
    */
   private final class TaskMetrics(serialized: Map[String, Array[Byte]]) {
-    private val tasks = new ConcurrentHashMap[java.lang.Long, ConcurrentHashMap[String, LongAccumulator]]()
-
     def add(name: String): Unit = {
       val tc = TaskContext.get()
-      if (tc != null) serialized.get(name).foreach { bytes =>
-        val id = java.lang.Long.valueOf(tc.taskAttemptId())
-        var accs = tasks.get(id)
-        if (accs == null) {
-          accs = new ConcurrentHashMap[String, LongAccumulator]()
-          val before = tasks.putIfAbsent(id, accs)
-          if (before != null) accs = before
-          else tc.addTaskCompletionListener[Unit](_ => tasks.remove(id))
-        }
-        accs.computeIfAbsent(name, _ => deserialize(bytes)).add(1)
-      }
-    }
-
-    private def deserialize(bytes: Array[Byte]): LongAccumulator = {
-      val loader = classOf[LongAccumulator].getClassLoader
-      val in = new ObjectInputStream(new ByteArrayInputStream(bytes)) {
-        override def resolveClass(desc: ObjectStreamClass): Class[_] = Class.forName(desc.getName, false, loader)
-      }
-      try in.readObject().asInstanceOf[LongAccumulator] finally in.close()
+      if (tc != null) serialized.get(name).foreach(bytes => TaskCopies.of[LongAccumulator](tc, AccumulatorPrefix + name, bytes).add(1))
     }
   }
 

@@ -2,6 +2,8 @@ package io.superspark.parquet.footer.writers
 
 import java.net.URI
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.fs.FileSystem
 import org.apache.spark.SparkContext
 import org.apache.spark.sql.superspark.{SparkInternals, SuperSparkSQLConf}
@@ -18,9 +20,12 @@ import io.superspark.parquet.footer.codec.FooterForm
 private[superspark] object EveryWriterSetup {
   private val log = LoggerFactory.getLogger(getClass)
 
+  /** The application runs with `spark.superspark.parquet.footer.everyWriter`. */
+  def enabled(sc: SparkContext): Boolean = sc.getConf.getBoolean(SuperSparkSQLConf.EveryWriter.key, false)
+
   def install(): Unit = SparkInternals.activeContext.foreach(install)
 
-  def install(sc: SparkContext): Unit = if (sc.getConf.getBoolean(SuperSparkSQLConf.EveryWriter.key, false)) synchronized {
+  def install(sc: SparkContext): Unit = if (enabled(sc)) synchronized {
     val conf = sc.getConf
     val formName = conf.get(SuperSparkSQLConf.FooterForm.key, "private").trim.toLowerCase(java.util.Locale.ROOT)
     val form = FooterForm.parse(formName).filter(_ != FooterForm.Plain).getOrElse(throw new IllegalArgumentException(
@@ -43,6 +48,35 @@ private[superspark] object EveryWriterSetup {
   private def jsonObject(counts: Map[String, Long]): String =
     counts.toSeq.sortBy(_._1).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
   def reset(): Unit = EveryWriter.reset()
+
+  /**
+   * The SQL metrics of the write commands' `EveryWriterFooter` nodes ([[EveryWriterQueryMetrics]]),
+   * as the SQL tab shows them, once the listener bus has delivered the events posted so far: a
+   * JSON list of `{"execution": id, "description": "...", "counts": {...}}` (counters above zero),
+   * one per SQL execution with the node, by execution id.
+   */
+  def queryCountsJson(): String = SparkInternals.activeContext.fold("[]") { sc =>
+    SparkInternals.drainListenerBus(sc, 60000L)
+    val store = SparkInternals.sqlStatusStore(sc)
+    val counterOf = EveryWriterQueryMetrics.Descriptions.map(_.swap).toMap
+    val entries = store.executionsList().sortBy(_.executionId).flatMap { e =>
+      val metrics = scala.util.Try(store.planGraph(e.executionId)).toOption.toSeq
+        .flatMap(_.allNodes).filter(_.name == EveryWriterQueryMetrics.NodeName).flatMap(_.metrics)
+      if (metrics.isEmpty) None
+      else {
+        val values = store.executionMetrics(e.executionId)
+        val counts = metrics.flatMap { m =>
+          counterOf.get(m.name).map(_ -> values.get(m.accumulatorId).fold(0L)(v => v.replaceAll("[^0-9]", "").toLong))
+        }.groupMapReduce(_._1)(_._2)(_ + _).filter(_._2 > 0)
+        val entry = new java.util.LinkedHashMap[String, Any]()
+        entry.put("execution", e.executionId)
+        entry.put("description", e.description)
+        entry.put("counts", new java.util.TreeMap[String, Long](counts.asJava))
+        Some(entry)
+      }
+    }
+    new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(entries.asJava)
+  }
 
   /**
    * The write metrics summed per stage ([[EveryWriterPlugin.StageCounts]]) as a JSON list of

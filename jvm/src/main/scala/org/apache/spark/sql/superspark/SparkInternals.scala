@@ -16,6 +16,13 @@ object SparkInternals {
   /** Waits until the listener bus has delivered every event posted so far (`listenerBus` is `private[spark]`). */
   def drainListenerBus(sc: org.apache.spark.SparkContext, timeoutMillis: Long): Unit = sc.listenerBus.waitUntilEmpty(timeoutMillis)
 
+  /** What the SQL tab shows: the application's SQL executions, their plans and metrics (`statusStore` is `private[spark]`). */
+  def sqlStatusStore(sc: org.apache.spark.SparkContext): org.apache.spark.sql.execution.ui.SQLAppStatusStore = {
+    import org.apache.spark.sql.execution.ui.{SQLAppStatusListener, SQLAppStatusStore}
+    // with the live listener, an execution whose last events are still being aggregated has its metrics too
+    new SQLAppStatusStore(sc.statusStore.store, sc.listenerBus.findListenersByClass[SQLAppStatusListener]().headOption)
+  }
+
   /**
    * `RDD.mapPartitionsWithIndexInternal` and `mapPartitionsInternal` (`private[spark]`): a map
    * without closure cleaning, as Spark's own scan nodes map their read RDD.
