@@ -44,7 +44,8 @@ Environment: BENCH_APPEND_COLUMNS (1000), BENCH_APPEND_ROWS (200000), BENCH_APPE
 BENCH_WIDE_COLUMNS (10000), BENCH_WIDE_FILES (50), BENCH_WIDE_ROW_GROUPS (20), BENCH_WIDE_ROWS (5),
 BENCH_ROUNDS (3), BENCH_DIR, BENCH_PARTS (write,read,planning), BENCH_REUSE_TABLES (1: part 2 reads the
 wide tables an earlier run left in BENCH_DIR, when each holds WIDE_FILES files, instead of writing
-them again: 10-13 minutes a side at the default shape).
+them again: 10-13 minutes a side at the default shape; a run without the read part leaves them
+in place).
 """
 
 import glob
@@ -186,7 +187,11 @@ def main() -> None:
     if not jars:
         raise SystemExit("no Delta jars: run `SPARK_LINE=4.2 dev/setup.sh` first")
     if not REUSE:
-        shutil.rmtree(BASE, ignore_errors=True)
+        # a run without the read part leaves the wide tables for a later BENCH_REUSE_TABLES run
+        keep = set() if "read" in PARTS else {"wide-off", "wide-on"}
+        for name in (os.listdir(BASE) if os.path.isdir(BASE) else []):
+            if name not in keep:
+                shutil.rmtree(os.path.join(BASE, name), ignore_errors=True)
     os.makedirs(BASE, exist_ok=True)
     off, on = Side("off", jars), Side("on", jars)
     print(f"bench-every-writer {time.strftime('%Y-%m-%d %H:%M')} load {os.getloadavg()[0]:.1f}; "
