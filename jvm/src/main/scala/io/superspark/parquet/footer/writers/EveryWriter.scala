@@ -152,12 +152,13 @@ private[superspark] object EveryWriter {
 
   def record(path: Path, outcome: Outcome): Unit = {
     counter(outcome.name).incrementAndGet()
-    try {
-      listener(outcome.name)
-      EveryWriterQueryMetrics.add(outcome.name)
-    } catch {
-      case e: Exception => log.warn(s"$path: the every-writer metrics failed (the file is unaffected)", e)
-    }
+    // two sinks, each on its own: one that fails does not cost the other its count
+    def inform(sink: String)(tell: => Unit): Unit =
+      try tell catch {
+        case e: Exception => log.warn(s"$path: the every-writer $sink failed (the file is unaffected)", e)
+      }
+    inform("task metrics")(listener(outcome.name))
+    inform("SQL metrics")(EveryWriterQueryMetrics.add(outcome.name))
     outcome match {
       case LeftAlone(reason, detail) if reason != Reasons.NotParquetName && reason != Reasons.DeltaLog =>
         log.info(s"$path: written without the footer extension ($reason): $detail")
