@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import textwrap
@@ -309,3 +310,73 @@ def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
                        capture_output=True, text=True, env=_app_env(token))
     assert [x["status"] for x in json.loads(v.stdout)] == ["valid"] * 4, v.stdout + v.stderr
+
+
+_PACKING_APP = textwrap.dedent("""
+    import json, os, sys
+    import superspark
+    from pyspark.sql import functions as F
+
+    master, out = sys.argv[1], sys.argv[2]
+    spark = superspark.session("superspark-cluster-packing", master=master, **{
+        "spark.executor.memory": "512m", "spark.executor.cores": "1", "spark.cores.max": "2",
+        "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+        "spark.executor.extraJavaOptions": "-Dsuperspark.cluster.test=" + os.environ["CLUSTER_TOKEN"],
+    })
+    spark.sparkContext.setLogLevel("ERROR")
+    # 8 files of 400 columns and 3 rows each, with the footer: the footers are most of each file
+    df = spark.range(0, 24, 1, 8).select(F.col("id"), *[(F.col("id") * i).alias(f"c{i}") for i in range(1, 400)])
+    spark.conf.set("spark.superspark.parquet.footer.write", "true")
+    df.write.parquet(out + "/pq")
+    spark.conf.unset("spark.superspark.parquet.footer.write")
+    files = sorted(f for f in os.listdir(out + "/pq") if f.endswith(".parquet"))
+    lengths = {f: os.path.getsize(os.path.join(out, "pq", f)) for f in files}
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(lengths.values()) + 1))
+    spark.conf.set("spark.sql.files.openCostInBytes", "1024")
+    def tasks():
+        rows = spark.read.parquet(out + "/pq").select(
+            F.spark_partition_id().alias("t"), F.input_file_name().alias("f"), "id", "c7").collect()
+        by = {}
+        for r in rows:
+            by.setdefault(r.t, set()).add(r.f.rsplit("/", 1)[-1])
+        return sorted(sorted(v) for v in by.values()), sorted((r.id, r.c7) for r in rows)
+    cold, cold_rows = tasks()
+    warm, warm_rows = tasks()
+    result = {"files": files, "lengths": lengths, "cold": cold, "warm": warm,
+              "same_rows": cold_rows == warm_rows, "rows": len(warm_rows),
+              "parallelism": spark.sparkContext.defaultParallelism}
+    spark.stop()
+    print("RESULT " + json.dumps(result), flush=True)
+""")
+
+
+def test_split_packing_on_a_standalone_cluster(standalone_cluster, tmp_path):
+    """spark.superspark.parquet.footer.cache.packSplits on a cluster: the executors cache the footers
+    of the first scan and report their data ends to the driver, which packs the second scan's splits
+    by them (the driver's own cache holds none of these footers)."""
+    url, token, tails, _ = standalone_cluster
+    out = tmp_path / "data"
+    out.mkdir()
+    res = _run_app(_PACKING_APP, url, token, tails, out)
+    files, lengths = res["files"], res["lengths"]
+    assert len(files) == 8 and res["rows"] == 24 and res["same_rows"]
+
+    def data_end(name):  # from the file's own last 8 bytes: the footer's length
+        with open(out / "pq" / name, "rb") as f:
+            f.seek(-8, os.SEEK_END)
+            return lengths[name] - 8 - struct.unpack("<i", f.read(4))[0]
+
+    data = {f: data_end(f) for f in files}
+    assert all(data[f] * 3 < lengths[f] for f in files), (data, lengths)
+    # the first scan: Spark's own partitions, one file each (two exceed maxPartitionBytes)
+    assert res["cold"] == [[f] for f in files], res["cold"]
+    # the second: packed by the data the tasks read, each file read once, within Spark's split
+    # size computed over those bytes
+    warm = res["warm"]
+    assert len(warm) < len(files), warm
+    assert sorted(f for t in warm for f in t) == files
+    open_cost = 1024
+    max_split = min(max(lengths.values()) + 1,
+                    max(open_cost, (sum(data.values()) + len(files) * open_cost) // res["parallelism"]))
+    assert all(sum(data[f] + open_cost for f in t) <= max_split for t in warm), (warm, data, max_split)

@@ -127,7 +127,26 @@ private[superspark] object FooterCache {
    */
   def dataEnd(path: String, length: Long): Option[Long] = lock.synchronized {
     Option(byFile.get((path, length))).map(_._2)
+      .orElse(Option[java.lang.Long](reported.get((path, length))).map(_.longValue))
   }
+
+  /**
+   * The data ends of footers other JVMs' caches hold, as their scans' tasks reported them
+   * ([[DataEndReports]]): on a cluster's driver, the executors' footers, which this JVM's cache
+   * does not hold. At most [[ReportedFiles]] files, least recently reported dropped first.
+   */
+  private val reported = new java.util.LinkedHashMap[(String, Long), java.lang.Long](16, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[(String, Long), java.lang.Long]): Boolean =
+      size > ReportedFiles
+  }
+  val ReportedFiles = 100000
+
+  /** Another JVM's cache holds the footer of `path` of `length` bytes, whose data end at `end`. */
+  def noteReported(path: String, length: Long, end: Long): Unit = lock.synchronized {
+    reported.put((path, length), end)
+  }
+
+  private[interceptor] def reportedCount: Int = lock.synchronized(reported.size)
 
   /** Drops the entry of `key` (e.g. one whose bytes no longer decode for some projection). */
   def remove(key: Key): Unit = lock.synchronized {
@@ -152,12 +171,13 @@ private[superspark] object FooterCache {
   def evictionCount: Long = lock.synchronized(evictions)
 
   /**
-   * Empties the cache, and the schemas kept apart from footers ([[SchemaShare.Footers]]): the
-   * next read of any footer is cold.
+   * Empties the cache, the data ends other JVMs reported, and the schemas kept apart from
+   * footers ([[SchemaShare.Footers]]): the next read of any footer is cold.
    */
   def clear(): Unit = lock.synchronized {
     entries.clear()
     byFile.clear()
+    reported.clear()
     held = 0
     evictions = 0
     SchemaShare.Footers.clear()

@@ -152,6 +152,7 @@ private[superspark] object FooterOpener extends Logging {
           (cacheKey.version.nonEmpty || tail != null)) {
         FooterCache.put(cacheKey, entry.copy(tail = tail), cacheBytes)
       }
+      if (cacheBytes > 0) metrics.dataEnds.report(cacheKey.path, cacheKey.length) // for the driver's packing
       metrics.recordRead(if (cacheBytes > 0) Some(hit.isDefined) else None, bytesRead)
       val nanos = System.nanoTime() - began
       metrics.record(result, nanos)

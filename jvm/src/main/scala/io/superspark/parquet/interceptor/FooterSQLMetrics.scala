@@ -16,6 +16,8 @@ import io.superspark.parquet.footer.files.{FooterReadResult, FooterSource}
  * Spark UI's SQL tab next to Spark's own ("footers read via FlatBuffers", ...), and live as
  * long as the plan does. Every value they receive on the driver also goes to the driver-wide
  * totals, a fixed set of counters (`FooterSQLMetrics.snapshot`): nothing is kept per scan.
+ * `dataEnds` is no metric: the footers the scan's executors cached, reported to the driver for
+ * the next scan's split packing ([[DataEndReports]]).
  */
 private[superspark] final class FooterSQLMetrics private (
     val flatBuffer: SQLMetric,
@@ -26,7 +28,8 @@ private[superspark] final class FooterSQLMetrics private (
     val alpFallbacks: SQLMetric,
     val cacheHits: SQLMetric,
     val cacheMisses: SQLMetric,
-    val bytesRead: SQLMetric) extends Serializable {
+    val bytesRead: SQLMetric,
+    val dataEnds: DataEndReports) extends Serializable {
 
   /**
    * One footer open's cache outcome and the footer bytes it read from storage (the tail, the
@@ -91,7 +94,8 @@ private[superspark] object FooterSQLMetrics {
     SQLMetrics.createMetric(sc, "ALP columns read from ordinary chunks"),
     TotalingSQLMetric.sum(sc, "footer cache hits", cacheHitsTotal),
     TotalingSQLMetric.sum(sc, "footer cache misses", cacheMissesTotal),
-    TotalingSQLMetric.sum(sc, "footer bytes read", bytesReadTotal))
+    TotalingSQLMetric.sum(sc, "footer bytes read", bytesReadTotal),
+    DataEndReports.create(sc))
 
   /** The ALP counters of the scan nodes of an executed plan: (column chunks decoded, fallbacks). */
   def alpOfPlan(plan: SparkPlan): (Long, Long) = {

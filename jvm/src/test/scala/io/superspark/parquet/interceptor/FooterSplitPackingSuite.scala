@@ -121,6 +121,38 @@ class FooterSplitPackingSuite extends SparkSessionSuite {
     assert(FooterCache.dataEnd("file:/p3", 1003L).isEmpty)
   }
 
+  test("executors' reports of their cached footers reach the driver's data ends, bounded; a local task reports none") {
+    FooterCache.clear()
+    val driver = DataEndReports.create(spark.sparkContext)
+    // a task in this (the driver's) JVM: its footers are in the driver's cache already
+    spark.sparkContext.parallelize(Seq(1), 1).foreach { _ =>
+      FooterCache.put(FooterCache.Key("file:/local", 1000L, 7L), FooterCache.Entry(
+        FooterBytes("local", 1000L, 600, new Array[Byte](392)), whole = true), 1 << 20)
+      val r = new DataEndReports
+      r.report("file:/local", 1000L)
+      assert(r.isZero)
+    }
+    // a task's copy from an executor, as Spark merges it into the driver's instance at task end
+    val task = new DataEndReports
+    task.add(("file:/remote", 5000L, 1200L))
+    driver.merge(task)
+    assert(driver.isZero, "kept in the cache's index, not in the accumulator")
+    assert(FooterCache.dataEnd("file:/remote", 5000L).contains(1200L))
+    assert(FooterCache.dataEnd("file:/remote", 5001L).isEmpty && FooterCache.get(FooterCache.Key("file:/remote", 5000L, 7L)).isEmpty)
+    // the driver's own cache answers first
+    FooterCache.put(FooterCache.Key("file:/remote", 5000L, 7L), FooterCache.Entry(
+      FooterBytes("remote", 5000L, 900, new Array[Byte](4092)), whole = true), 1 << 20)
+    assert(FooterCache.dataEnd("file:/remote", 5000L).contains(900L))
+    // at most ReportedFiles files, the least recently reported dropped first
+    val many = new DataEndReports
+    (0 to FooterCache.ReportedFiles).foreach(i => many.add((s"file:/f$i", 10L, 4L)))
+    driver.merge(many)
+    assert(FooterCache.reportedCount == FooterCache.ReportedFiles)
+    assert(FooterCache.dataEnd("file:/f0", 10L).isEmpty && FooterCache.dataEnd(s"file:/f${FooterCache.ReportedFiles}", 10L).contains(4L))
+    FooterCache.clear()
+    assert(FooterCache.reportedCount == 0 && FooterCache.dataEnd("file:/f1", 10L).isEmpty)
+  }
+
   test("partitions are joined in order, next-fit, within the split size") {
     val g = FooterSplitPacking.packed(Seq(1, 1, 2, 1, 1), Seq(50L, 40L, 10L, 90L, 5L), openCost = 4, maxSplit = 100)
     // costs 54, 44, 18, 94, 9: 54 + 44 = 98 fits, + 18 does not; 18 + 94 does not; 94 + 9 does not
