@@ -14,9 +14,10 @@ import org.apache.spark.util.AccumulatorV2
  * first is packed as in local mode, where the driver's cache is the executors'. A task in the
  * driver's JVM (local mode) reports nothing: its cache is the driver's.
  *
- * A report says the footer was cached when the task ended; the executor may evict it later, and
+ * A report says the footer was cached when the task opened it; the executor may evict it later, and
  * a packed task may run where it is not cached: it then reads that footer again, the same bytes
- * its file's own task would have read (a hint for packing, never for reading).
+ * its file's own task would have read (a hint for packing, never for reading). A footer read
+ * again by a later scan is reported again, which keeps it among the driver's most recent.
  */
 private[superspark] final class DataEndReports extends AccumulatorV2[(String, Long, Long), Int] {
   private val reports = ArrayBuffer.empty[(String, Long, Long)]

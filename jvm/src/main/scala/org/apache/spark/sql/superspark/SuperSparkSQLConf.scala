@@ -53,7 +53,7 @@ object SuperSparkSQLConf {
 
   val FooterPackSplits: ConfigEntry[Boolean] = entry[Boolean]("spark.superspark.parquet.footer.cache.packSplits")(
     _.doc("Pack a scan's splits into tasks by the bytes a task reads from each file: a file whose footer this " +
-      "JVM's footer cache holds (on a cluster: an executor's cache held it at the end of an earlier scan's task) " +
+      "JVM's footer cache holds (on a cluster: an executor's cache held it when an earlier scan's task opened it) " +
       "counts its data alone, not the footer the scan will not read (Spark counts the " +
       "file's whole length against spark.sql.files.maxPartitionBytes). Only joins Spark's partitions, never splits " +
       "them; bucketed scans are left as Spark plans them. See docs/footer-cache.md.")
