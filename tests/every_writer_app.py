@@ -194,10 +194,11 @@ def rtas_and_stream(d):
     # Structured Streaming into a Delta table, restarted from its checkpoint
     p, src = os.path.join(d, "stream"), os.path.join(out, "stream-in-delta")
     stream_input(src, 0, 0, 40)
-    run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
+    first_batch = counted(lambda: run_stream(src, "delta", p, os.path.join(out, "ckpt-delta")))
+    first_adds = delta_last_adds(p)
     stream_input(src, 1, 40, 70)
     run_stream(src, "delta", p, os.path.join(out, "ckpt-delta"))
-    record("delta_stream", p, delta_read(p))
+    record("delta_stream", p, delta_read(p), {"query_counts": first_batch, "adds": first_adds})
 
 t0 = time.monotonic()
 pi.reset_every_writer_counts(spark)
@@ -242,10 +243,17 @@ if iceberg:
 # Structured Streaming's file sink into a plain Parquet folder, restarted from its checkpoint
 p, src = os.path.join(out, "stream-pq"), os.path.join(out, "stream-in-pq")
 stream_input(src, 0, 0, 40)
-run_stream(src, "parquet", p, os.path.join(out, "ckpt-pq"))
+first_batch = counted(lambda: run_stream(src, "parquet", p, os.path.join(out, "ckpt-pq")))
+first_files = len(data_files(p))
 stream_input(src, 1, 40, 70)
 run_stream(src, "parquet", p, os.path.join(out, "ckpt-pq"))
-record("stream_parquet", p, lambda: spark.read.parquet(p))
+# the same input into a DSv2 sink (memory): the rows its batches report written
+q = (spark.readStream.schema(COLS).json(src).writeStream.format("memory").queryName("mem")
+     .trigger(availableNow=True).start())
+q.awaitTermination(300)
+record("stream_parquet", p, lambda: spark.read.parquet(p),
+       {"query_counts": first_batch, "adds": first_files,
+        "memory_sink_rows": [g["sink"]["numOutputRows"] for g in q.recentProgress if g["numInputRows"] > 0]})
 
 # Hive-format Parquet tables in spark_catalog: INSERT INTO, and saveAsTable
 def hive_tables():

@@ -175,6 +175,26 @@ def test_sql_metrics_count_each_write_command_s_files(app):
     assert checked == (3 if app["delta"] else 0) + (1 if app["full"] else 0)
 
 
+def test_sql_metrics_count_each_micro_batch_s_files(app):
+    """A Structured Streaming micro-batch has no write command: its plan's EveryWriterFooter node
+    counts the files its tasks write. The file sink's first run (one batch) counts as many files
+    extended as the folder then held; Delta's streaming sink's first run as many as its commit's
+    log adds. A DSv2 sink (memory) still reports the rows each batch wrote (its write node stays
+    at the plan's root, where the engine reads the batch's commit progress): the input's 70 rows."""
+    sc = app["scenarios"]
+    checked = 0
+    for name in ("stream_parquet", "delta_stream"):
+        if name in sc:
+            s = sc[name]
+            assert s["adds"] > 0, name
+            counts = [c for c in s["query_counts"] if c]
+            assert counts == [{"extended": s["adds"]}], (name, s["query_counts"], s["adds"])
+            checked += 1
+    assert checked == 1 + (1 if app["delta"] and app["full"] else 0)
+    rows = sc["stream_parquet"]["memory_sink_rows"]
+    assert rows and min(rows) > 0 and sum(rows) == 70, rows
+
+
 def test_pyarrow_duckdb_and_arrow_rs_read_each_file_the_same(app):
     if not os.access(RS, os.X_OK):
         pytest.fail(f"{RS} is missing: build it with `make parquet-rs-check`")

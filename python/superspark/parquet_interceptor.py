@@ -116,10 +116,11 @@ def every_writer_query_counts(spark) -> List[Dict[str, Any]]:
     ``[{"execution": id, "description": "...", "counts": {"extended": 4}}]``, one entry per SQL
     execution whose plan has the ``EveryWriterFooter`` node (a write command run with the setting
     on: INSERT, ``saveAsTable``, ``DataFrameWriter.save``, DSv2 writes and CREATE/REPLACE TABLE AS
-    SELECT, Delta Lake's append, MERGE, UPDATE, DELETE, OPTIMIZE...), by execution id, among the
-    executions the SQL tab keeps (``spark.sql.ui.retainedExecutions``). ``counts``: the command's
-    files by outcome, as in :func:`every_writer_counts` (counters above zero). Structured
-    Streaming's batches and files written outside a command are not in it."""
+    SELECT, Delta Lake's append, MERGE, UPDATE, DELETE, OPTIMIZE...; and each Structured Streaming
+    micro-batch), by execution id, among the executions the SQL tab keeps
+    (``spark.sql.ui.retainedExecutions``). ``counts``: the command's or batch's files by outcome,
+    as in :func:`every_writer_counts` (counters above zero; empty for a batch whose sink wrote no
+    file). Files written outside a task are not in it."""
     w = spark.sparkContext._jvm.io.superspark.parquet.footer.writers.EveryWriterSetup
     return json.loads(w.queryCountsJson())
 

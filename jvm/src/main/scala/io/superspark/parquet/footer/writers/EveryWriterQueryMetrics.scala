@@ -17,6 +17,7 @@ import org.apache.spark.sql.execution.{ColumnarRule, SQLExecution, SparkPlan, Un
 import org.apache.spark.sql.execution.command.{DataWritingCommandExec, ExecutedCommandExec, RunnableCommand}
 import org.apache.spark.sql.execution.datasources.v2.{SupportsV1Write, V2CommandExec, V2TableWriteExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.AccumulatorV2
 
 /**
@@ -93,7 +94,10 @@ private[superspark] object EveryWriterQueryMetrics {
     (result, acc.value)
   }
 
-  /** In the task's thread: adds `name` to each running write command's accumulator the task carries. */
+  /**
+   * In the task's thread: adds `name` to each running write command's accumulator the task
+   * carries; in a task of a micro-batch without one, to the batch's [[EveryWriterStreamExec]] metrics.
+   */
   def add(name: String): Unit = {
     val tc = TaskContext.get()
     if (tc != null) {
@@ -101,8 +105,46 @@ private[superspark] object EveryWriterQueryMetrics {
       if (prop != null && prop.nonEmpty) prop.split(',').foreach { b =>
         TaskCopies.of[OutcomeCounts](tc, b, Base64.getDecoder.decode(b)).add(name)
       }
+      else Option(streamTasks.get(tc.taskAttemptId())).flatMap(_.get(name)).foreach(_.add(1L))
     }
   }
+
+  /** The local property Structured Streaming's micro-batch engine sets on its thread while it plans and runs a batch (`MicroBatchExecution.BATCH_ID_KEY`). */
+  private val BatchIdKey = "streaming.sql.batchId"
+
+  /**
+   * A micro-batch's plan: planned on a stream's thread while it runs a batch, over streaming
+   * relations (the batch's data). Not the queries a batch's sink plans of its own (Delta's log
+   * reads) nor a `foreachBatch` function's (the batch as a non-streaming Dataset).
+   */
+  def microBatch(sc: SparkContext, plan: SparkPlan): Boolean =
+    sc.getLocalProperty(BatchIdKey) != null && plan.exists(_.logicalLink.exists(_.isStreaming))
+
+  /**
+   * `plan`, a micro-batch's, with [[EveryWriterStreamExec]] over the part its writing tasks run:
+   * on top, or beneath a DSv2 write at the root (the engine reads the batch's commit progress
+   * from that node).
+   */
+  def countStream(plan: SparkPlan): SparkPlan = plan match {
+    case _: EveryWriterStreamExec => plan
+    case w: V2TableWriteExec if w.child.isInstanceOf[EveryWriterStreamExec] => plan
+    case w: V2TableWriteExec => w.withNewChildren(Seq(EveryWriterStreamExec(w.child)))
+    case _ => EveryWriterStreamExec(plan)
+  }
+
+  /** The running tasks of micro-batches: their copies of the batch's SQL metrics, by task attempt. */
+  private val streamTasks = new ConcurrentHashMap[Long, Map[String, SQLMetric]]()
+
+  /** In a task computing a micro-batch's plan: its files count in `metrics`, unless a write command's accumulator counts them. */
+  private[writers] def streamTask(metrics: Map[String, SQLMetric]): Unit = {
+    val tc = TaskContext.get()
+    if (tc != null && tc.getLocalProperty(PropertyKey) == null && streamTasks.putIfAbsent(tc.taskAttemptId(), metrics) == null) {
+      val id = tc.taskAttemptId()
+      tc.addTaskCompletionListener[Unit](_ => streamTasks.remove(id))
+    }
+  }
+
+  private[superspark] def streamTaskCount: Int = streamTasks.size
 }
 
 /** Files by outcome name: one accumulator per running write command ([[EveryWriterQueryMetrics]]). */
@@ -186,14 +228,44 @@ private[superspark] case class EveryWriterWriteExec(child: SparkPlan) extends Un
 }
 
 /**
+ * A Structured Streaming micro-batch's plan with the every-writer counts of the files its tasks
+ * write as SQL metrics ([[EveryWriterQueryMetrics]]). A micro-batch has no write command: its
+ * sink (the file sink, Delta's) runs the batch's plan in its own write job, in the batch's SQL
+ * execution, after the plan's `execute()` has returned. So the tasks count: each task that
+ * computes this node hands its copies of the node's metrics to the files it writes, and Spark
+ * sends their values to the driver with the task's result, as for any SQL metric.
+ */
+private[superspark] case class EveryWriterStreamExec(child: SparkPlan) extends UnaryExecNode {
+  override def nodeName: String = EveryWriterQueryMetrics.NodeName
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
+  override def supportsColumnar: Boolean = child.supportsColumnar
+  override lazy val metrics: Map[String, SQLMetric] = EveryWriterQueryMetrics.createMetrics(sparkContext)
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val m = metrics
+    child.execute().mapPartitions({ rows => EveryWriterQueryMetrics.streamTask(m); rows }, preservesPartitioning = true)
+  }
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    val m = metrics
+    child.executeColumnar().mapPartitions({ batches => EveryWriterQueryMetrics.streamTask(m); batches }, preservesPartitioning = true)
+  }
+  override protected def withNewChildInternal(newChild: SparkPlan): EveryWriterStreamExec = copy(child = newChild)
+}
+
+/**
  * Physical rule (after columnar transitions, so on the plan's root and on the final plan of an
- * adaptive write): a write command at the root gets [[EveryWriterWriteExec]] when the
- * application runs with `spark.superspark.parquet.footer.everyWriter`.
+ * adaptive write), when the application runs with `spark.superspark.parquet.footer.everyWriter`:
+ * a write command at the root gets [[EveryWriterWriteExec]], a Structured Streaming micro-batch's
+ * plan [[EveryWriterStreamExec]].
  */
 private[superspark] case class CountEveryWriterWrites(session: SparkSession) extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan match {
-    case _: EveryWriterWriteExec => plan
-    case p if EveryWriterQueryMetrics.writes(p) && EveryWriterSetup.enabled(session.sparkContext) => EveryWriterWriteExec(p)
+    case _: EveryWriterWriteExec | _: EveryWriterStreamExec => plan
+    case _ if !EveryWriterSetup.enabled(session.sparkContext) => plan
+    case p if EveryWriterQueryMetrics.microBatch(session.sparkContext, p) => EveryWriterQueryMetrics.countStream(p)
+    case p if EveryWriterQueryMetrics.writes(p) => EveryWriterWriteExec(p)
     case _ => plan
   }
 }
