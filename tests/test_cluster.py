@@ -282,6 +282,18 @@ _EVERY_WRITER_APP = textwrap.dedent("""
     result = {"driver_counts": pi.every_writer_counts(spark, jvm=True), "app_counts": pi.every_writer_counts(spark),
               "rows": sorted(r.id for r in spark.read.parquet(out + "/pq").collect()),
               "task_jvms": len(hosts), "stage_counts": stage_counts, "query_counts": query_counts}
+    # Structured Streaming's file sink: one micro-batch over two input files (two tasks)
+    os.makedirs(out + "/in")
+    for b in range(2):
+        with open(out + f"/in/{b}.json", "w") as f:
+            f.write("\\n".join(json.dumps({"id": i}) for i in range(b * 50, b * 50 + 50)))
+    seen = max([e["execution"] for e in pi.every_writer_query_counts(spark)], default=-1)
+    (spark.readStream.schema("id long").json(out + "/in").writeStream.format("parquet")
+     .option("checkpointLocation", out + "/ckpt").trigger(availableNow=True).start(out + "/stream")
+     .awaitTermination(120))
+    result["stream_counts"] = [e["counts"] for e in pi.every_writer_query_counts(spark) if e["execution"] > seen]
+    result["stream_files"] = sorted(f for f in os.listdir(out + "/stream") if f.endswith(".parquet"))
+    result["stream_rows"] = sorted(r.id for r in spark.read.parquet(out + "/stream").collect())
     spark.stop()
     print("RESULT " + json.dumps(result), flush=True)
 """)
@@ -290,7 +302,8 @@ _EVERY_WRITER_APP = textwrap.dedent("""
 def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     """spark.superspark.parquet.footer.everyWriter on a cluster: the executors' file systems add the
     footer (the driver wrote none of the files), each file verifies valid with the command line, and
-    the application's counts on the driver hold the executors' files."""
+    the application's counts on the driver hold the executors' files, as do the SQL metrics of a
+    write command and of a streaming micro-batch."""
     url, token, tails, _ = standalone_cluster
     out = tmp_path / "data"
     out.mkdir()
@@ -305,6 +318,10 @@ def test_every_writer_on_a_standalone_cluster(standalone_cluster, tmp_path):
     assert [s["counts"] for s in res["stage_counts"]] == [{"extended": 4}], res["stage_counts"]
     # the SQL metrics of the write command (its plan's EveryWriterFooter node): the executors' tasks added their files
     assert res["query_counts"] == [{"extended": 4}], res["query_counts"]
+    # a streaming micro-batch's SQL metrics (its plan's EveryWriterFooter node): the executors' tasks counted its files
+    assert res["stream_rows"] == list(range(100))
+    assert res["stream_files"], res
+    assert res["stream_counts"] == [{"extended": len(res["stream_files"])}], (res["stream_counts"], res["stream_files"])
     files = sorted(str(p) for p in (out / "pq").glob("*.parquet"))
     assert len(files) == 4
     v = subprocess.run([sys.executable, "-m", "superspark.footer", "verify", "--json", *files],
