@@ -105,7 +105,7 @@ private[superspark] object EveryWriterQueryMetrics {
       if (prop != null && prop.nonEmpty) prop.split(',').foreach { b =>
         TaskCopies.of[OutcomeCounts](tc, b, Base64.getDecoder.decode(b)).add(name)
       }
-      else Option(streamTasks.get(tc.taskAttemptId())).flatMap(_.get(name)).foreach(_.add(1L))
+      else TaskCopies.registered[Map[String, SQLMetric]](tc, StreamMetricsKey).flatMap(_.get(name)).foreach(_.add(1L))
     }
   }
 
@@ -132,19 +132,13 @@ private[superspark] object EveryWriterQueryMetrics {
     case _ => EveryWriterStreamExec(plan)
   }
 
-  /** The running tasks of micro-batches: their copies of the batch's SQL metrics, by task attempt. */
-  private val streamTasks = new ConcurrentHashMap[Long, Map[String, SQLMetric]]()
+  private val StreamMetricsKey = "stream"
 
-  /** In a task computing a micro-batch's plan: its files count in `metrics`, unless a write command's accumulator counts them. */
+  /** In a task computing a micro-batch's plan: its files count in `metrics` (unless a write command's accumulator counts them, [[add]]). */
   private[writers] def streamTask(metrics: Map[String, SQLMetric]): Unit = {
     val tc = TaskContext.get()
-    if (tc != null && tc.getLocalProperty(PropertyKey) == null && streamTasks.putIfAbsent(tc.taskAttemptId(), metrics) == null) {
-      val id = tc.taskAttemptId()
-      tc.addTaskCompletionListener[Unit](_ => streamTasks.remove(id))
-    }
+    if (tc != null) TaskCopies.register(tc, StreamMetricsKey, metrics)
   }
-
-  private[superspark] def streamTaskCount: Int = streamTasks.size
 }
 
 /** Files by outcome name: one accumulator per running write command ([[EveryWriterQueryMetrics]]). */
@@ -164,12 +158,24 @@ private[superspark] final class OutcomeCounts extends AccumulatorV2[String, Map[
 /**
  * A task's copies of driver accumulators: each deserialized once per task, in the task's thread,
  * from the bytes the driver serialized, which registers it with the task exactly as an
- * accumulator of a task's closure is; its value goes to the driver with the task's result.
+ * accumulator of a task's closure is; its value goes to the driver with the task's result. Also
+ * copies the task got in its closure (a micro-batch's SQL metrics), kept for the files it writes.
+ * Each task's copies are dropped when it completes.
  */
 private[writers] object TaskCopies {
   private val tasks = new ConcurrentHashMap[java.lang.Long, ConcurrentHashMap[String, AnyRef]]()
 
-  def of[T <: AnyRef](tc: TaskContext, key: String, bytes: => Array[Byte]): T = {
+  def of[T <: AnyRef](tc: TaskContext, key: String, bytes: => Array[Byte]): T =
+    copiesOf(tc).computeIfAbsent(key, _ => deserialize(bytes)).asInstanceOf[T]
+
+  /** Keeps `value`, a copy the task already holds (an accumulator of its closure), under `key` while the task runs; the first one kept stays. */
+  def register(tc: TaskContext, key: String, value: AnyRef): Unit = copiesOf(tc).putIfAbsent(key, value)
+
+  /** The copy kept under `key` for the task, if any. */
+  def registered[T <: AnyRef](tc: TaskContext, key: String): Option[T] =
+    Option(tasks.get(java.lang.Long.valueOf(tc.taskAttemptId()))).flatMap(c => Option(c.get(key))).map(_.asInstanceOf[T])
+
+  private def copiesOf(tc: TaskContext): ConcurrentHashMap[String, AnyRef] = {
     val id = java.lang.Long.valueOf(tc.taskAttemptId())
     var copies = tasks.get(id)
     if (copies == null) {
@@ -178,7 +184,7 @@ private[writers] object TaskCopies {
       if (before != null) copies = before
       else tc.addTaskCompletionListener[Unit](_ => tasks.remove(id))
     }
-    copies.computeIfAbsent(key, _ => deserialize(bytes)).asInstanceOf[T]
+    copies
   }
 
   /** `a` as a task would receive it (`AccumulatorV2.writeReplace`: a zero copy carrying the driver's id and name). */
