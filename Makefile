@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Both set everything up from a fresh clone.
-.PHONY: shared-notice parquet-rs-check test-lines test-stores check-azure bench-rewrite bench-rewrite-s3 fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-gs bench-interceptor-delta bench-compile bench-every-writer
+.PHONY: shared-notice prefetch parquet-rs-check test-lines test-stores check-azure bench-rewrite bench-rewrite-s3 fuzz-footer fuzz-bsup fuzz-alp bench-alp setup jar demo test test-jvm test-py wheel clean bench-arrow bench-bsup bench-footer footer-rebuild-survey bench-sb bench-interceptor profile-interceptor-second bench-interceptor-s3 bench-interceptor-gs bench-interceptor-delta bench-compile bench-every-writer
 
 # Spark lines (docs/spark-lines.md). 4.3 is the default development line: `make setup`, `make jar`,
 # `make test` build it from `.venv`. The others are built and tested by `make test-lines`, each in
@@ -42,18 +42,25 @@ jar:
 demo: setup
 	.venv/bin/python examples/demo.py
 
-test: shared-notice setup
+test: shared-notice prefetch setup
 	rm -rf jvm/target/pytest-reports
 	$(MAKE) bench-compile
-	$(MAKE) parquet-rs-check
 	@echo "[superspark] $$(date +%T) Spark line 4.3: scalatest"
 	./dev/sbt test
+	$(MAKE) parquet-rs-check
 	@echo "[superspark] $$(date +%T) Spark line 4.3: pytest"
 	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
 	@echo "[superspark] $$(date +%T) Spark line 4.3: store suites"
 	$(MAKE) test-stores
 	$(MAKE) test-lines
+	@grep -h '^\[prefetch\]' $(PREFETCH_LOG) || true
 	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
+
+# `make test`'s background builds (dev/prefetch.sh): the arrow-rs checker, the store servers, the other
+# lines' venvs, niced, while the 4.3 line's setup and suites run; each foreground step waits for its twin.
+PREFETCH_LOG = jvm/target/prefetch.log
+prefetch:
+	OTHER_LINES="$(OTHER_LINES)" ./dev/prefetch.sh $(PREFETCH_LOG) </dev/null >/dev/null 2>&1 &
 
 # arrow-rs as a second reader (docs/alp.md, tests/test_parquet_rs.py): our checker on the Rust
 # `parquet` crate (60.1.0, Cargo.lock), copied to dev/parquet-rs-check/target/debug (ignored). Cargo's

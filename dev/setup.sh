@@ -14,7 +14,7 @@ PY="${PYTHON:-python3}"
 missing=()
 command -v flatc >/dev/null || missing+=(flatbuffers-compiler)
 command -v strace >/dev/null || missing+=(strace)
-if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+if [ "${SUPERSPARK_SETUP:-}" != deps ] && [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   echo "[superspark] installing ${missing[*]} (Debian packages)" >&2
   { apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 ||
     { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; }; } ||
@@ -27,6 +27,11 @@ if [ ! -f "$reqs" ]; then
   echo "[superspark] SPARK_LINE=$line is not a supported line (no $reqs); supported: 4.0 4.1 4.2 4.3" >&2
   exit 2
 fi
+# One pip at a time per venv: dev/prefetch.sh may be filling it in the background (SUPERSPARK_SETUP=deps:
+# the venv and its pinned requirements only, not the editable package, not the stamp).
+mkdir -p .tools/locks
+exec 9>".tools/locks/$venv.lock"
+flock 9
 if [ ! -x "$venv/bin/python" ]; then
   echo "[superspark] creating $venv" >&2
   "$PY" -m venv "$venv"
@@ -35,9 +40,12 @@ stamp="$venv/.superspark-reqs"
 if [ ! -f "$stamp" ] || ! cmp -s "$reqs" "$stamp"; then
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q -r "$reqs"
+  if [ "${SUPERSPARK_SETUP:-}" = deps ]; then exit 0; fi
   "$venv/bin/python" -m pip install -q --no-deps -e python
   cp "$reqs" "$stamp"
 fi
+flock -u 9
+if [ "${SUPERSPARK_SETUP:-}" = deps ]; then exit 0; fi
 export SPARK_LINE="$line"
 case "$line" in
   4.3) ./dev/sbt package >&2 ;;

@@ -41,6 +41,10 @@ wait_for() { # name port seconds
 go_binary() {
   local cache="${SUPERSPARK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/superspark}"
   local bin="$cache/$1-$3"
+  mkdir -p "$cache"
+  # one build at a time per binary (dev/prefetch.sh may be building it in the background)
+  exec 8>"$cache/$1-$3.lock"
+  flock 8
   if [ ! -x "$bin" ]; then
     command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: $1 (a store server) is built with it" >&2; exit 1; }
     mkdir -p "$cache"
@@ -53,11 +57,19 @@ go_binary() {
     rm -rf "$gobin"
     echo "[superspark] $1 built in $(( $(date +%s) - t0 )) s" >&2
   fi
+  exec 8>&-
   echo "$bin"
 }
 
+# `start.sh --build`: only what the servers need (the two Go binaries, the mini-cluster's jars and
+# class), nothing started; dev/prefetch.sh runs it in the background of `make test`.
+if [ "${1:-}" = --build ]; then
+  go_binary versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION" >/dev/null
+  go_binary fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_VERSION" >/dev/null
+fi
+
 # --- S3: versitygw (Go module proxy), built once per machine ---
-if ! alive s3 || ! answers "$s3port"; then
+if [ "${1:-}" != --build ] && { ! alive s3 || ! answers "$s3port"; }; then
   vgw="$(go_binary versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION")"
   rm -rf "$run/s3" "$run/meta-s3"
   mkdir -p "$run/s3/$bucket" "$run/meta-s3"
@@ -70,6 +82,8 @@ if ! alive s3 || ! answers "$s3port"; then
 fi
 
 # --- HDFS: a mini-cluster (hadoop-client-minicluster) ---
+exec 8>"$run/hdfs-lib.lock"
+flock 8
 if [ ! -f "$tools/hdfs-lib/.done" ]; then
   mvn -q -B -f "$root/dev/stores/hdfs-pom.xml" dependency:copy-dependencies -Dhadoop.version="$HADOOP_VERSION" \
     -DincludeScope=runtime -DoutputDirectory="$tools/hdfs-lib" >&2
@@ -78,6 +92,8 @@ fi
 if [ ! -f "$tools/hdfs-classes/MiniHdfs.class" ] || [ "$root/dev/stores/MiniHdfs.java" -nt "$tools/hdfs-classes/MiniHdfs.class" ]; then
   javac -d "$tools/hdfs-classes" -cp "$tools/hdfs-lib/*" "$root/dev/stores/MiniHdfs.java"
 fi
+exec 8>&-
+[ "${1:-}" = --build ] && exit 0
 if ! alive hdfs || ! answers "$hdfsport"; then
   rm -rf "$run/hdfs"
   nohup java -Xmx1g -cp "$tools/hdfs-classes:$tools/hdfs-lib/*" MiniHdfs "$run/hdfs" "$hdfsport" > "$run/hdfs.log" 2>&1 &
