@@ -47,20 +47,25 @@ test: shared-notice prefetch setup
 	$(MAKE) bench-compile
 	@echo "[superspark] $$(date +%T) Spark line 4.3: scalatest"
 	./dev/sbt test
+	touch $(PREFETCH_MARK)
 	$(MAKE) parquet-rs-check
 	@echo "[superspark] $$(date +%T) Spark line 4.3: pytest"
 	.venv/bin/python -m pytest -ra --junitxml=jvm/target/pytest-reports/spark-4.3.xml tests
 	@echo "[superspark] $$(date +%T) Spark line 4.3: store suites"
 	$(MAKE) test-stores
 	$(MAKE) test-lines
-	@grep -h '^\[prefetch\]' $(PREFETCH_LOG) || true
+	@grep -ho '\[prefetch\].*' $(PREFETCH_LOG) || true
 	@.venv/bin/python dev/skips.py jvm/target/spark-*/test-reports jvm/target/pytest-reports
 
 # `make test`'s background builds (dev/prefetch.sh): the arrow-rs checker, the store servers, the other
-# lines' venvs, niced, while the 4.3 line's setup and suites run; each foreground step waits for its twin.
+# lines' venvs, then (once the 4.3 line's sbt is done: PREFETCH_MARK) their jars and test classes, niced,
+# while the 4.3 line's setup and suites run; each foreground step waits for its twin. $$PPID: this make.
 PREFETCH_LOG = jvm/target/prefetch.log
+PREFETCH_MARK = jvm/target/prefetch-sbt-free
 prefetch:
-	OTHER_LINES="$(OTHER_LINES)" ./dev/prefetch.sh $(PREFETCH_LOG) </dev/null >/dev/null 2>&1 &
+	mkdir -p jvm/target && rm -f $(PREFETCH_MARK)
+	OTHER_LINES="$(OTHER_LINES)" SCALATEST_LINES="$(SCALATEST_LINES)" ./dev/prefetch.sh $(PREFETCH_LOG) $(PREFETCH_MARK) $$PPID \
+	  </dev/null >/dev/null 2>&1 &
 
 # arrow-rs as a second reader (docs/alp.md, tests/test_parquet_rs.py): our checker on the Rust
 # `parquet` crate (60.1.0, Cargo.lock), copied to dev/parquet-rs-check/target/debug (ignored). Cargo's
