@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Started in the background by `make test` (niced, idle I/O class): builds and fetches what later
 # steps need, in the order they need it, while the foreground runs the 4.3 line's setup and suites,
-# which leave one core in five idle on a 2-core machine (docs/ci.md, "What CI does and why"):
+# which leave one core in five idle on a 2-core machine (docs/ci.md, "What keeps the run short"):
 #   1. the arrow-rs checker (cargo; needed by the 4.3 pytest),
 #   2. the store servers' Go binaries and the HDFS mini-cluster's jars (dev/stores/start.sh --build;
 #      needed by the store suites),
