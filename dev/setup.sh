@@ -40,9 +40,10 @@ stamp="$venv/.superspark-reqs"
 if [ ! -f "$stamp" ] || ! cmp -s "$reqs" "$stamp"; then
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q -r "$reqs"
-  if [ "${SUPERSPARK_SETUP:-}" = deps ]; then exit 0; fi
-  "$venv/bin/python" -m pip install -q --no-deps -e python
-  cp "$reqs" "$stamp"
+  if [ "${SUPERSPARK_SETUP:-}" != deps ]; then
+    "$venv/bin/python" -m pip install -q --no-deps -e python
+    cp "$reqs" "$stamp"
+  fi
 fi
 flock -u 9
 if [ "${SUPERSPARK_SETUP:-}" = deps ]; then exit 0; fi

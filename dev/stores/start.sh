@@ -47,7 +47,6 @@ go_binary() {
   flock 8
   if [ ! -x "$bin" ]; then
     command -v go >/dev/null || { echo "[superspark] no 'go' on PATH: $1 (a store server) is built with it" >&2; exit 1; }
-    mkdir -p "$cache"
     local gobin t0
     gobin="$(mktemp -d "$cache/go-bin.XXXXXX")"
     echo "[superspark] building $1 $3 (go install, once per machine)" >&2
@@ -63,13 +62,15 @@ go_binary() {
 
 # `start.sh --build`: only what the servers need (the two Go binaries, the mini-cluster's jars and
 # class), nothing started; dev/prefetch.sh runs it in the background of `make test`.
+build_only=false
 if [ "${1:-}" = --build ]; then
+  build_only=true
   go_binary versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION" >/dev/null
   go_binary fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_VERSION" >/dev/null
 fi
 
 # --- S3: versitygw (Go module proxy), built once per machine ---
-if [ "${1:-}" != --build ] && { ! alive s3 || ! answers "$s3port"; }; then
+if ! $build_only && { ! alive s3 || ! answers "$s3port"; }; then
   vgw="$(go_binary versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION")"
   rm -rf "$run/s3" "$run/meta-s3"
   mkdir -p "$run/s3/$bucket" "$run/meta-s3"
@@ -93,7 +94,7 @@ if [ ! -f "$tools/hdfs-classes/MiniHdfs.class" ] || [ "$root/dev/stores/MiniHdfs
   javac -d "$tools/hdfs-classes" -cp "$tools/hdfs-lib/*" "$root/dev/stores/MiniHdfs.java"
 fi
 exec 8>&-
-[ "${1:-}" = --build ] && exit 0
+if $build_only; then exit 0; fi
 if ! alive hdfs || ! answers "$hdfsport"; then
   rm -rf "$run/hdfs"
   nohup java -Xmx1g -cp "$tools/hdfs-classes:$tools/hdfs-lib/*" MiniHdfs "$run/hdfs" "$hdfsport" > "$run/hdfs.log" 2>&1 &
